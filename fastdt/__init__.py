@@ -1,0 +1,12 @@
+"""fastdt: exact decision trees as flat arrays, grown breadth-first by numba kernels."""
+
+from ._config import LEAF
+from .api import apply, decision_path, fit, predict, predict_proba
+from .tree import Tree, TreeArrays, load
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LEAF", "Tree", "TreeArrays", "apply", "decision_path", "fit", "load", "predict",
+    "predict_proba", "__version__",
+]

@@ -1,0 +1,53 @@
+"""Constants shared by every fastdt module: dtypes, sentinels, int codes and JIT presets.
+
+Everything a kernel needs to agree on with the Python layer is named here, once:
+
+* the dtypes of the arrays that cross the Python/numba boundary (so that each kernel
+  compiles for a small, fixed set of signatures: float32 or float64 X, nothing else);
+* ``LEAF``, the child id of a leaf in the public tree format;
+* integer codes for the criteria (kernels branch on ints, never on strings);
+* the two JIT presets that every ``@njit`` in the package must use (enforced by
+  ``tests/test_jit_policy.py``).
+"""
+
+import numpy as np
+from numba import njit
+
+# --- dtypes at the boundary -------------------------------------------------------
+X_DTYPES = (np.float32, np.float64)  # X keeps the precision it is given
+Y_DTYPE = np.float64  # regression targets
+CODE_DTYPE = np.int32  # class codes 0..n_classes-1
+WEIGHT_DTYPE = np.float64  # sample weights, all sums
+ID_DTYPE = np.int32  # node ids, feature ids, sample indices
+COUNT_DTYPE = np.int64  # n_node_samples, offsets
+
+# --- the tree format ----------------------------------------------------------------
+LEAF = -1  # left/right/feature of a leaf
+FORMAT_VERSION = 1
+
+# --- numerics shared with scikit-learn ----------------------------------------------
+# Two sorted values closer than this are treated as equal: no threshold between them
+# (scikit-learn's FEATURE_THRESHOLD, kept for parity).
+FEATURE_THRESHOLD = 1e-7
+# A node whose impurity is at most this is pure; improvements are compared with this slack.
+EPSILON = float(np.finfo(np.float64).eps)
+
+# --- criterion codes ----------------------------------------------------------------
+GINI = 0
+ENTROPY = 1
+GAIN_RATIO = 2
+SQUARED_ERROR = 10
+POISSON = 11
+
+CRITERIA_CLF = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "gain_ratio": GAIN_RATIO}
+# friedman_mse selects the same splits as squared_error (its proxy is a monotone function
+# of the squared-error proxy); scikit-learn >= 1.9 maps it to squared_error, and so do we.
+CRITERIA_REG = {"squared_error": SQUARED_ERROR, "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
+
+# --- JIT presets ------------------------------------------------------------------
+# cache=True: compile once per machine; nogil: callable from threads.
+# No fastmath anywhere: reassociating sums would break parity with scikit-learn.
+JIT_OPTIONS = dict(cache=True, nogil=True)
+PJIT_OPTIONS = dict(cache=True, nogil=True, parallel=True)
+JIT = njit(**JIT_OPTIONS)
+PJIT = njit(**PJIT_OPTIONS)

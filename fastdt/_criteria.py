@@ -1,0 +1,120 @@
+"""Impurity criteria as small ``@njit`` functions of sufficient statistics.
+
+One implementation of each criterion, shared by every splitter. A node is summarised by
+a row of ``stats`` (float64) and its total weight ``w``:
+
+* classification: ``stats[c]`` is the weighted count of class ``c`` (``w = sum(stats)``);
+* regression: ``stats = [sum w, sum w*y, sum w*t(y)]`` where ``t(y) = y**2`` for
+  squared error and ``t(y) = y*log(y)`` for Poisson.
+
+Split candidates are ranked by a cheap *proxy* that is a monotone function of the
+impurity decrease (as scikit-learn's ``proxy_impurity_improvement``); the exact
+decrease (:func:`improvement`) is computed for the winner only. Formulas follow
+scikit-learn's ``_criterion.pyx`` term by term (entropy in bits, Poisson deviance in
+nats) so that the same split wins.
+"""
+
+import math
+
+import numpy as np
+
+from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, JIT, POISSON, SQUARED_ERROR
+
+_LN2 = math.log(2.0)
+
+
+@JIT
+def _entropy(counts, w):
+    """Entropy in bits of weighted class counts ``counts`` (float64 [C]) summing to ``w``."""
+    h = 0.0
+    for c in range(counts.shape[0]):
+        p = counts[c]
+        if p > 0.0:
+            p /= w
+            h -= p * (math.log(p) / _LN2)
+    return h
+
+
+@JIT
+def _gini(counts, w):
+    """Gini index of weighted class counts ``counts`` (float64 [C]) summing to ``w``."""
+    sq = 0.0
+    for c in range(counts.shape[0]):
+        sq += counts[c] * counts[c]
+    return 1.0 - sq / (w * w)
+
+
+@JIT
+def impurity(crit, stats, w):
+    """Impurity of a node from its statistics.
+
+    Parameters
+    ----------
+    crit : int
+        Criterion code from ``_config``.
+    stats : float64 [S]
+        Sufficient statistics of the node (see module docstring).
+    w : float
+        Total weight of the node.
+    """
+    if crit == GINI:
+        return _gini(stats, w)
+    if crit == ENTROPY or crit == GAIN_RATIO:
+        return _entropy(stats, w)
+    if crit == SQUARED_ERROR:
+        mean = stats[1] / w
+        return stats[2] / w - mean * mean
+    # POISSON: half deviance, sum w*y*log(y/mean) / w
+    if stats[1] <= EPSILON:
+        return np.inf
+    return (stats[2] - stats[1] * math.log(stats[1] / w)) / w
+
+
+@JIT
+def proxy_classification(crit, left, total, wl, wr, parent_impurity, work):
+    """Proxy improvement of a classification split; larger is better.
+
+    Parameters
+    ----------
+    left, total : float64 [C]
+        Weighted class counts of the left child and of the node.
+    wl, wr : float
+        Weights of the left and right child (both > 0).
+    parent_impurity : float
+        Entropy of the node (used by gain ratio only).
+    work : float64 [C]
+        Scratch space for the right child's counts.
+    """
+    for c in range(left.shape[0]):
+        work[c] = total[c] - left[c]
+    if crit == GINI:
+        return -wr * _gini(work, wr) - wl * _gini(left, wl)
+    hl = _entropy(left, wl)
+    hr = _entropy(work, wr)
+    if crit == ENTROPY:
+        return -wr * hr - wl * hl
+    # GAIN_RATIO: information gain / split information (C4.5)
+    w = wl + wr
+    pl = wl / w
+    pr = wr / w
+    split_info = -(pl * math.log(pl) + pr * math.log(pr)) / _LN2
+    gain = parent_impurity - pl * hl - pr * hr
+    return gain / split_info
+
+
+@JIT
+def proxy_regression(crit, sl, wl, sr, wr):
+    """Proxy improvement of a regression split from the left/right sums of ``w*y``."""
+    if crit == SQUARED_ERROR:
+        return sl * sl / wl + sr * sr / wr
+    # POISSON
+    if sl <= EPSILON or sr <= EPSILON:
+        return -np.inf
+    return sl * math.log(sl / wl) + sr * math.log(sr / wr)
+
+
+@JIT
+def improvement(w_node, w_total, imp, wl, imp_l, wr, imp_r):
+    """Weighted impurity decrease of a split, as scikit-learn's ``impurity_improvement``:
+    ``w_node / w_total * (imp - wr / w_node * imp_r - wl / w_node * imp_l)``."""
+    return (w_node / w_total) * (imp - (wr / w_node) * imp_r - (wl / w_node) * imp_l)

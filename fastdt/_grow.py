@@ -1,0 +1,406 @@
+"""The growth driver: one ``@njit`` loop that owns the frontier and the node arrays.
+
+Python calls :func:`grow_tree` once per fit; everything per node happens here, in
+arrays. Two growth orders share every kernel:
+
+* **level-wise** (default): every open node of a level is scanned by one call of
+  :func:`fastdt._exact.split_and_scan`, the best split of each is chosen, and all
+  nodes that can split are split at once. Node ids come out breadth-first.
+* **best-first** (``max_leaf_nodes``): as scikit-learn's ``BestFirstTreeBuilder``, the
+  open node with the largest impurity decrease is split next, until
+  ``max_leaf_nodes - 1`` splits are made; ids are renumbered breadth-first at the end.
+
+The stopping rules are scikit-learn's, in the same order: a node is a leaf if
+``depth >= max_depth``, ``n < min_samples_split``, ``n < 2 * min_samples_leaf``,
+``w < 2 * min_weight_leaf`` or ``impurity <= EPSILON``; or if it has no valid split or
+its split's decrease is below ``min_impurity_decrease`` (with ``EPSILON`` slack).
+"""
+
+import numpy as np
+
+from ._config import EPSILON, JIT, LEAF
+from ._criteria import impurity, improvement
+from ._exact import split_and_scan, walk_splits
+
+# --------------------------------------------------------------------------- helpers
+
+
+@JIT
+def _rng_next(state):
+    """xorshift64* step on ``state`` (uint64 [1]); returns a uint64."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@JIT
+def _resize1(a, cap):
+    out = np.empty(cap, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@JIT
+def _resize2(a, cap):
+    out = np.empty((cap, a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@JIT
+def _node_weight(is_clf, stats):
+    if is_clf:
+        return stats.sum()
+    return stats[0]
+
+
+@JIT
+def _heap_push(h_key, h_node, size, key, node):
+    """Push onto a max-heap keyed by ``key``; ties pop the smaller node id first."""
+    pos = size
+    h_key[pos] = key
+    h_node[pos] = node
+    while pos > 0:
+        parent = (pos - 1) // 2
+        if h_key[parent] > h_key[pos] or (
+            h_key[parent] == h_key[pos] and h_node[parent] < h_node[pos]
+        ):
+            break
+        h_key[parent], h_key[pos] = h_key[pos], h_key[parent]
+        h_node[parent], h_node[pos] = h_node[pos], h_node[parent]
+        pos = parent
+    return size + 1
+
+
+@JIT
+def _heap_pop(h_key, h_node, size):
+    """Pop the top of the heap; returns ``(node, new_size)``."""
+    top = h_node[0]
+    size -= 1
+    h_key[0] = h_key[size]
+    h_node[0] = h_node[size]
+    pos = 0
+    while True:
+        lc = 2 * pos + 1
+        if lc >= size:
+            break
+        best = lc
+        rc = lc + 1
+        if rc < size and (
+            h_key[rc] > h_key[lc] or (h_key[rc] == h_key[lc] and h_node[rc] < h_node[lc])
+        ):
+            best = rc
+        if h_key[pos] > h_key[best] or (h_key[pos] == h_key[best] and h_node[pos] < h_node[best]):
+            break
+        h_key[pos], h_key[best] = h_key[best], h_key[pos]
+        h_node[pos], h_node[best] = h_node[best], h_node[pos]
+        pos = best
+    return top, size
+
+
+@JIT
+def _choose_feature(proxy, nl, nonconst, n_features, max_features, rng, perm):
+    """Pick the winning feature of one node from its row of the candidate table.
+
+    All features are considered when ``max_features >= n_features`` (ties: lowest
+    feature index). Otherwise features are visited in a random order, as scikit-learn
+    does: ``max_features`` of them, and further ones while every visited feature was
+    constant in the node; ties keep the first visited. Returns -1 if none is valid.
+    """
+    best_f = -1
+    best = -np.inf
+    if max_features >= n_features:
+        for f in range(n_features):
+            if nl[f] > 0 and proxy[f] > best:
+                best = proxy[f]
+                best_f = f
+        return best_f
+    for j in range(n_features):
+        perm[j] = j
+    visited = 0
+    n_const = 0
+    for j in range(n_features):
+        if visited >= max_features and visited > n_const:
+            break
+        r = j + np.int64(_rng_next(rng) % np.uint64(n_features - j))
+        perm[j], perm[r] = perm[r], perm[j]
+        f = perm[j]
+        visited += 1
+        if not nonconst[f]:
+            n_const += 1
+            continue
+        if nl[f] > 0 and proxy[f] > best:
+            best = proxy[f]
+            best_f = f
+    return best_f
+
+
+# --------------------------------------------------------------------------- driver
+
+# Columns of the driver's per-node tables (one int64 and one float64 table, so that
+# growing capacity is two copies, not seventeen).
+_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL, _START, _END, _CF, _CNL = range(10)
+_THR, _IMP, _WNS, _CTHR, _CGAIN = range(5)
+
+
+@JIT
+def _reserve(need, inode, fnode, stats, cand_l, cand_r):
+    """Double the capacity of the node tables until ``need`` rows fit."""
+    cap = inode.shape[0]
+    if need <= cap:
+        return inode, fnode, stats, cand_l, cand_r
+    cap = max(2 * cap, need)
+    return (_resize2(inode, cap), _resize2(fnode, cap), _resize2(stats, cap),
+            _resize2(cand_l, cap), _resize2(cand_r, cap))
+
+
+@JIT
+def _can_split(n, w, imp, depth, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf):
+    return not (depth >= max_depth or n < min_samples_split or n < 2 * min_samples_leaf
+                or w < 2 * min_weight_leaf or imp <= EPSILON)
+
+
+@JIT
+def grow_tree(
+    idx, xs, yc, wy, wt, w, n_stats, is_clf, crit,
+    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+    min_impurity_decrease, max_features, max_leaf_nodes, seed,
+):
+    """Grow one tree on presorted data.
+
+    Parameters
+    ----------
+    idx, xs : int32 [F, n], X.dtype [F, n]
+        Output of :func:`fastdt._exact.presort` (consumed: partitioned in place).
+    yc : int32 [n]
+        Class codes (classification; zeros otherwise).
+    wy, wt : float64 [n]
+        ``w*y`` and ``w*t(y)`` (regression; zeros otherwise).
+    w : float64 [n]
+        Sample weights (class weights folded in).
+    n_stats : int
+        Width of a statistics row (n_classes, or 3 for regression).
+    is_clf, crit : bool, int
+        Task and criterion code.
+    max_depth, min_samples_split, min_samples_leaf : int
+        Stopping rules, already resolved to absolute numbers.
+    min_weight_leaf, min_impurity_decrease : float
+    max_features : int
+        Features considered per node (``n_features`` for all).
+    max_leaf_nodes : int
+        ``-1`` for level-wise growth, otherwise best-first with this many leaves.
+    seed : uint64
+        Seed of the feature-sampling generator.
+
+    Returns
+    -------
+    inode : int64 [n_nodes, 6]
+        Columns feature, left, right, n_node_samples, depth, missing_go_left.
+    fnode : float64 [n_nodes, 3]
+        Columns threshold, impurity, weighted_n_node_samples.
+    stats : float64 [n_nodes, n_stats]
+        Sufficient statistics of every node.
+    Node ids are in creation order: breadth-first for level-wise growth, to be
+    renumbered by :func:`bfs_order` after best-first growth.
+    """
+    n_features, n = idx.shape
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = seed if seed != 0 else np.uint64(0x9E3779B97F4A7C15)
+    perm = np.empty(n_features, dtype=np.int64)
+    side = np.zeros(n, dtype=np.uint8)
+
+    cap = 64
+    inode = np.zeros((cap, 10), dtype=np.int64)
+    fnode = np.zeros((cap, 5))
+    stats = np.zeros((cap, n_stats))
+    cand_l = np.zeros((cap, n_stats))
+    cand_r = np.zeros((cap, n_stats))
+
+    for i in range(n):
+        if is_clf:
+            stats[0, yc[i]] += w[i]
+        else:
+            stats[0, 0] += w[i]
+            stats[0, 1] += wy[i]
+            stats[0, 2] += wt[i]
+    w_total = _node_weight(is_clf, stats[0])
+    inode[0, _FEAT] = LEAF
+    inode[0, _LEFT] = LEAF
+    inode[0, _RIGHT] = LEAF
+    inode[0, _NNS] = n
+    inode[0, _END] = n
+    fnode[0, _THR] = np.nan
+    fnode[0, _WNS] = w_total
+    fnode[0, _IMP] = impurity(crit, stats[0], w_total)
+    node_count = 1
+
+    best_first = max_leaf_nodes > 0
+    h_key = np.empty(max(max_leaf_nodes, 1) + 2)
+    h_node = np.empty(max(max_leaf_nodes, 1) + 2, dtype=np.int64)
+    h_size = 0
+    n_splits = 0
+
+    open_nodes = np.zeros(1, dtype=np.int64)
+    if not _can_split(n, w_total, fnode[0, _IMP], 0, max_depth, min_samples_split,
+                      min_samples_leaf, min_weight_leaf):
+        open_nodes = open_nodes[:0]
+    part = np.zeros((0, 2), dtype=np.int64)
+    scratch = 0
+
+    while True:
+        n_open = open_nodes.shape[0]
+        if n_open > 0:
+            # ---- scan: partition last splits, score every (open node, feature)
+            scan = np.empty((n_open, 2), dtype=np.int64)
+            scan_stats = np.empty((n_open, n_stats))
+            scan_w = np.empty(n_open)
+            scan_imp = np.empty(n_open)
+            for k in range(n_open):
+                node = open_nodes[k]
+                scan[k, 0] = inode[node, _START]
+                scan[k, 1] = inode[node, _END]
+                scan_stats[k] = stats[node]
+                scan_w[k] = fnode[node, _WNS]
+                scan_imp[k] = fnode[node, _IMP]
+            t_proxy = np.empty((n_open, n_features))
+            t_nl = np.empty((n_open, n_features), dtype=np.int64)
+            t_thr = np.empty((n_open, n_features))
+            t_nc = np.empty((n_open, n_features), dtype=np.uint8)
+            split_and_scan(
+                idx, xs, side, part, scratch, scan, scan_stats, scan_w, scan_imp, yc, wy, w,
+                is_clf, crit, min_samples_leaf, min_weight_leaf, t_proxy, t_nl, t_thr, t_nc,
+            )
+            # ---- choose the best feature per node (serial, fixed order), exact gain
+            feat = np.empty(n_open, dtype=np.int32)
+            nl = np.zeros(n_open, dtype=np.int64)
+            for k in range(n_open):
+                f = _choose_feature(
+                    t_proxy[k], t_nl[k], t_nc[k], n_features, max_features, rng, perm
+                )
+                feat[k] = f
+                if f >= 0:
+                    nl[k] = t_nl[k, f]
+            lst = np.empty((n_open, n_stats))
+            rst = np.empty((n_open, n_stats))
+            walk_splits(idx, scan, feat, nl, yc, wy, wt, w, is_clf, side, lst, rst)
+            for k in range(n_open):
+                node = open_nodes[k]
+                inode[node, _CF] = -1
+                f = feat[k]
+                if f < 0:
+                    continue
+                wl = _node_weight(is_clf, lst[k])
+                wr = _node_weight(is_clf, rst[k])
+                gain = improvement(
+                    fnode[node, _WNS], w_total, fnode[node, _IMP],
+                    wl, impurity(crit, lst[k], wl), wr, impurity(crit, rst[k], wr),
+                )
+                if gain + EPSILON < min_impurity_decrease:
+                    continue
+                inode[node, _CF] = f
+                inode[node, _CNL] = nl[k]
+                fnode[node, _CTHR] = t_thr[k, f]
+                fnode[node, _CGAIN] = gain
+                cand_l[node] = lst[k]
+                cand_r[node] = rst[k]
+                if best_first:
+                    h_size = _heap_push(h_key, h_node, h_size, gain, node)
+
+        # ---- decide which nodes split now
+        if best_first:
+            to_split = np.empty(0, dtype=np.int64)
+            if h_size > 0 and n_splits < max_leaf_nodes - 1:
+                top, h_size = _heap_pop(h_key, h_node, h_size)
+                to_split = np.full(1, top, dtype=np.int64)
+        else:
+            m = 0
+            for k in range(n_open):
+                if inode[open_nodes[k], _CF] >= 0:
+                    m += 1
+            to_split = np.empty(m, dtype=np.int64)
+            m = 0
+            for k in range(n_open):
+                if inode[open_nodes[k], _CF] >= 0:
+                    to_split[m] = open_nodes[k]
+                    m += 1
+        if to_split.shape[0] == 0:
+            break
+
+        # ---- split: append children; collect the next open set and ranges to partition
+        inode, fnode, stats, cand_l, cand_r = _reserve(
+            node_count + 2 * to_split.shape[0], inode, fnode, stats, cand_l, cand_r
+        )
+        next_open = np.empty(2 * to_split.shape[0], dtype=np.int64)
+        part = np.empty((to_split.shape[0], 2), dtype=np.int64)
+        n_next = 0
+        n_part = 0
+        scratch = 0
+        for node in to_split:
+            n_splits += 1
+            a = inode[node, _START]
+            b = inode[node, _END]
+            n_l = inode[node, _CNL]
+            inode[node, _FEAT] = inode[node, _CF]
+            inode[node, _LEFT] = node_count
+            inode[node, _RIGHT] = node_count + 1
+            # no missing values in training: missing values follow the larger child
+            inode[node, _MGL] = 1 if n_l > (b - a) - n_l else 0
+            fnode[node, _THR] = fnode[node, _CTHR]
+            any_open = False
+            for j in range(2):
+                c = node_count + j
+                inode[c, _FEAT] = LEAF
+                inode[c, _LEFT] = LEAF
+                inode[c, _RIGHT] = LEAF
+                inode[c, _MGL] = 0
+                inode[c, _CF] = -1
+                inode[c, _DEPTH] = inode[node, _DEPTH] + 1
+                inode[c, _START] = a if j == 0 else a + n_l
+                inode[c, _END] = a + n_l if j == 0 else b
+                inode[c, _NNS] = inode[c, _END] - inode[c, _START]
+                stats[c] = cand_l[node] if j == 0 else cand_r[node]
+                wc = _node_weight(is_clf, stats[c])
+                fnode[c, _THR] = np.nan
+                fnode[c, _WNS] = wc
+                fnode[c, _IMP] = impurity(crit, stats[c], wc)
+                if _can_split(inode[c, _NNS], wc, fnode[c, _IMP], inode[c, _DEPTH], max_depth,
+                              min_samples_split, min_samples_leaf, min_weight_leaf):
+                    next_open[n_next] = c
+                    n_next += 1
+                    any_open = True
+            node_count += 2
+            if any_open:
+                part[n_part, 0] = a
+                part[n_part, 1] = b
+                n_part += 1
+                scratch = max(scratch, b - a)
+        part = part[:n_part]
+        open_nodes = next_open[:n_next]
+
+    cols = np.array([_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL])
+    return (inode[:node_count][:, cols], fnode[:node_count, :3].copy(),
+            stats[:node_count].copy())
+
+
+@JIT
+def bfs_order(left, right):
+    """Breadth-first order of the nodes reachable from node 0.
+
+    Returns ``order`` (int64 [n]) with ``order[new_id] = old_id``.
+    """
+    n = left.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    order[0] = 0
+    head = 0
+    tail = 1
+    while head < tail:
+        node = order[head]
+        head += 1
+        if left[node] != LEAF:
+            order[tail] = left[node]
+            order[tail + 1] = right[node]
+            tail += 2
+    return order[:tail]

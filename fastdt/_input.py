@@ -1,0 +1,450 @@
+"""Every check and conversion that happens before a kernel runs.
+
+numba does not check bounds, so nothing invalid may reach a kernel: parameters are
+checked against one declarative table (:data:`PARAMS`), data is converted once to the
+dtypes named in ``_config`` (never modified in place), and every ``ValueError`` /
+``TypeError`` about user input is raised from this module.
+"""
+
+import numbers
+import warnings
+from math import ceil
+
+import numpy as np
+
+from ._config import CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, WEIGHT_DTYPE
+
+
+class DataConversionWarning(UserWarning):
+    """Input data was converted in a way the user may not expect (e.g. a column y)."""
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator was used before ``fit``."""
+
+
+# --------------------------------------------------------------------- parameters
+
+
+def _is_int(v):
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v):
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+
+
+def _int_at_least(lo):
+    def check(v):
+        return _is_int(v) and v >= lo
+    check.text = f"an int >= {lo}"
+    return check
+
+
+def _none_or(inner):
+    def check(v):
+        return v is None or inner(v)
+    check.text = f"None or {inner.text}"
+    return check
+
+
+def _check_min_samples_split(v):
+    return (_is_int(v) and v >= 2) or (_is_real(v) and not _is_int(v) and 0.0 < v <= 1.0)
+
+
+_check_min_samples_split.text = "an int >= 2 or a float in (0, 1]"
+
+
+def _check_min_samples_leaf(v):
+    return (_is_int(v) and v >= 1) or (_is_real(v) and not _is_int(v) and 0.0 < v < 1.0)
+
+
+_check_min_samples_leaf.text = "an int >= 1 or a float in (0, 1)"
+
+
+def _real_in(lo, hi):
+    def check(v):
+        return _is_real(v) and np.isfinite(v) and lo <= v <= hi
+    check.text = f"a number in [{lo}, {hi}]"
+    return check
+
+
+def _check_max_features(v):
+    return (v is None or v in ("sqrt", "log2") or (_is_int(v) and v >= 1)
+            or (_is_real(v) and not _is_int(v) and 0.0 < v <= 1.0))
+
+
+_check_max_features.text = "None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1]"
+
+
+def _check_random_state(v):
+    return (v is None or _is_int(v) or isinstance(v, (np.random.RandomState, np.random.Generator)))
+
+
+_check_random_state.text = "None, an int, a numpy RandomState or Generator"
+
+
+def _check_class_weight(v):
+    return v is None or v == "balanced" or isinstance(v, dict)
+
+
+_check_class_weight.text = "None, 'balanced' or a dict {label: weight}"
+
+
+def _check_task(v):
+    return v is None or v in ("classification", "regression")
+
+
+_check_task.text = "None, 'classification' or 'regression'"
+
+
+def _check_criterion(v):
+    return v is None or v in CRITERIA_CLF or v in CRITERIA_REG
+
+
+_check_criterion.text = "None or one of " + ", ".join(
+    repr(c) for c in [*CRITERIA_CLF, *CRITERIA_REG]
+)
+
+# name -> (default, check); the single source of fit parameters and their defaults.
+PARAMS = {
+    "task": (None, _check_task),
+    "criterion": (None, _check_criterion),
+    "max_depth": (None, _none_or(_int_at_least(1))),
+    "min_samples_split": (2, _check_min_samples_split),
+    "min_samples_leaf": (1, _check_min_samples_leaf),
+    "min_weight_fraction_leaf": (0.0, _real_in(0.0, 0.5)),
+    "max_features": (None, _check_max_features),
+    "random_state": (None, _check_random_state),
+    "max_leaf_nodes": (None, _none_or(_int_at_least(2))),
+    "min_impurity_decrease": (0.0, _real_in(0.0, np.inf)),
+    "class_weight": (None, _check_class_weight),
+}
+
+
+def check_params(params):
+    """Fill defaults and check every fit parameter; returns a new dict."""
+    unknown = sorted(set(params) - set(PARAMS))
+    if unknown:
+        raise TypeError(
+            f"unknown parameter(s) {', '.join(map(repr, unknown))}; "
+            f"valid parameters are {', '.join(PARAMS)}"
+        )
+    out = {}
+    for name, (default, check) in PARAMS.items():
+        value = params.get(name, default)
+        try:
+            ok = check(value)
+        except TypeError:  # e.g. comparing an unhashable value with strings
+            ok = False
+        if not ok:
+            raise ValueError(f"{name}={value!r} is invalid: {name} must be {check.text}")
+        out[name] = value
+    if out["criterion"] is not None and out["task"] is not None:
+        wanted = CRITERIA_CLF if out["task"] == "classification" else CRITERIA_REG
+        if out["criterion"] not in wanted:
+            raise ValueError(
+                f"criterion={out['criterion']!r} does not apply to task={out['task']!r}; "
+                f"use one of {', '.join(map(repr, wanted))}"
+            )
+    return out
+
+
+def resolve_limits(p, n_samples, n_features, sample_weight):
+    """Turn fit parameters into the absolute numbers the driver needs (as scikit-learn)."""
+    max_depth = np.iinfo(np.int32).max if p["max_depth"] is None else int(p["max_depth"])
+    msl = p["min_samples_leaf"]
+    msl = int(msl) if _is_int(msl) else int(ceil(msl * n_samples))
+    mss = p["min_samples_split"]
+    mss = int(mss) if _is_int(mss) else max(2, int(ceil(mss * n_samples)))
+    mss = max(mss, 2 * msl)
+    mf = p["max_features"]
+    if mf is None:
+        max_features = n_features
+    elif mf == "sqrt":
+        max_features = max(1, int(np.sqrt(n_features)))
+    elif mf == "log2":
+        max_features = max(1, int(np.log2(n_features)))
+    elif _is_int(mf):
+        if mf > n_features:
+            raise ValueError(
+                f"max_features={mf} is larger than the number of features ({n_features})"
+            )
+        max_features = int(mf)
+    else:
+        max_features = max(1, int(mf * n_features))
+    min_weight_leaf = p["min_weight_fraction_leaf"] * float(np.sum(sample_weight))
+    max_leaf_nodes = -1 if p["max_leaf_nodes"] is None else int(p["max_leaf_nodes"])
+    return dict(
+        max_depth=max_depth, min_samples_split=mss, min_samples_leaf=msl,
+        min_weight_leaf=min_weight_leaf, max_features=max_features,
+        max_leaf_nodes=max_leaf_nodes,
+        min_impurity_decrease=float(p["min_impurity_decrease"]),
+    )
+
+
+def seed_from(random_state):
+    """A uint64 seed for the kernels' generator from a scikit-learn style random_state."""
+    if random_state is None:
+        return np.uint64(np.random.randint(1, 2**31 - 1))
+    if isinstance(random_state, np.random.RandomState):
+        return np.uint64(random_state.randint(1, 2**31 - 1))
+    if isinstance(random_state, np.random.Generator):
+        return np.uint64(random_state.integers(1, 2**63 - 1))
+    return np.uint64(int(random_state) % (2**64))
+
+
+# --------------------------------------------------------------------- data
+
+
+def _is_dataframe(X):
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def _is_sparse(X):
+    return hasattr(X, "tocsr") or hasattr(X, "toarray") and hasattr(X, "nnz")
+
+
+def feature_names_of(X):
+    """Column names of a DataFrame when all are strings (scikit-learn's rule), else None."""
+    if not _is_dataframe(X):
+        return None
+    names = [c for c in X.columns]
+    if len(names) and all(isinstance(c, str) for c in names):
+        return names
+    return None
+
+
+def _frame_to_array(X):
+    import pandas as pd
+
+    cols = []
+    for name in X.columns:
+        s = X[name]
+        dt = s.dtype
+        if isinstance(dt, pd.CategoricalDtype) or dt == object or pd.api.types.is_string_dtype(dt):
+            raise TypeError(
+                f"column {name!r} has dtype {dt}: non-numeric columns are not supported yet "
+                "(native categorical support is planned); encode it as numbers first"
+            )
+        if pd.api.types.is_bool_dtype(dt) or pd.api.types.is_numeric_dtype(dt):
+            cols.append(s)
+            continue
+        raise TypeError(f"column {name!r} has unsupported dtype {dt}")
+    dtypes = {np.dtype(c.dtype) if not hasattr(c.dtype, "numpy_dtype") else c.dtype.numpy_dtype
+              for c in cols}
+    target = np.float32 if dtypes and all(d == np.float32 for d in dtypes) else np.float64
+    return X.to_numpy(dtype=target, na_value=np.nan)
+
+
+def check_X(X, *, n_features=None, feature_names=None, estimator_name=None, allow_nan=False):
+    """Convert ``X`` to a C-contiguous float32/float64 2-D array and check it.
+
+    float32 and float64 keep their precision; every other numeric dtype becomes
+    float64. ``n_features``/``feature_names``: what the tree was fitted with (predict).
+    """
+    if X is None:
+        raise ValueError("X is None; expected a 2-D array of shape (n_samples, n_features)")
+    if _is_sparse(X):
+        raise TypeError("sparse input is not supported; pass a dense array (X.toarray())")
+    if _is_dataframe(X):
+        _check_names(feature_names_of(X), feature_names, estimator_name)
+        arr = _frame_to_array(X)
+    else:
+        if feature_names is not None and estimator_name is not None:
+            warnings.warn(
+                f"X does not have valid feature names, but {estimator_name} was fitted "
+                "with feature names", UserWarning, stacklevel=3,
+            )
+        arr = np.asarray(X)
+        if arr.dtype.kind == "c":
+            raise ValueError("Complex data not supported")
+        if arr.dtype.kind in "OUS":
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"X must be numeric; converting it to float failed: {exc}"
+                ) from exc
+        elif arr.dtype.kind not in "biuf":
+            raise TypeError(f"X has unsupported dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"Expected a 2D array, got a {arr.ndim}D array instead; reshape your data "
+            "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
+        )
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float32 if arr.dtype == np.float16 else np.float64)
+    arr = np.ascontiguousarray(arr)
+    n, m = arr.shape
+    if n == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required")
+    if m == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required")
+    if n_features is not None and m != n_features:
+        who = estimator_name or "the tree"
+        raise ValueError(f"X has {m} features, but {who} is expecting {n_features} features as input")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        if np.isinf(arr).any():
+            raise ValueError("Input X contains infinity or a value too large for its dtype")
+        if not allow_nan:
+            raise ValueError(
+                "Input X contains NaN; missing values are not supported yet (planned); "
+                "impute or drop them first"
+            )
+    return arr
+
+
+def _check_names(names, fitted, estimator_name):
+    if fitted is None:
+        if names is not None and estimator_name is not None:
+            warnings.warn(
+                f"X has feature names, but {estimator_name} was fitted without feature names",
+                UserWarning, stacklevel=4,
+            )
+        return
+    if names is None:
+        if estimator_name is not None:
+            warnings.warn(
+                f"X does not have valid feature names, but {estimator_name} was fitted "
+                "with feature names", UserWarning, stacklevel=4,
+            )
+        return
+    if list(names) == list(fitted):
+        return
+    msg = "The feature names should match those that were passed during fit.\n"
+    unexpected = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+
+    def listed(items):
+        out = "".join(f"- {n}\n" for n in items[:5])
+        return out + ("- ...\n" if len(items) > 5 else "")
+
+    if unexpected:
+        msg += "Feature names unseen at fit time:\n" + listed(unexpected)
+    if missing:
+        msg += "Feature names seen at fit time, yet now missing:\n" + listed(missing)
+    if not unexpected and not missing:
+        msg += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(msg)
+
+
+def infer_task(y, task, criterion):
+    """Task from an explicit ``task``, else from ``criterion``, else from ``y``'s dtype:
+    floating-point ``y`` means regression; ints, bools, strings and categories mean
+    classification."""
+    if task is not None:
+        return task
+    if criterion is not None:
+        return "classification" if criterion in CRITERIA_CLF else "regression"
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind is None:
+        kind = np.asarray(y).dtype.kind
+    return "regression" if kind == "f" else "classification"
+
+
+def _column_y(y, n):
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change "
+            "the shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning, stacklevel=4,
+        )
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (multi-output is not supported); got shape {y.shape}")
+    if y.shape[0] != n:
+        raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
+    return y
+
+
+def check_y_classification(y, n):
+    """Class labels -> (classes, codes int32). Labels may be ints, strings, bools, ..."""
+    if y is None:
+        raise ValueError("y is None; a classifier requires y to be passed")
+    y = _column_y(y, n)
+    if y.dtype.kind == "c":
+        raise ValueError("Complex data not supported")
+    if y.dtype.kind == "f":
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity")
+        if np.any(y != np.round(y)):
+            raise ValueError(
+                "Unknown label type: continuous. A classifier needs discrete labels; "
+                "use task='regression' (or DecisionTreeRegressor) for a continuous target"
+            )
+    if y.dtype == object:
+        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
+            raise ValueError("Input y contains missing labels (None or NaN)")
+        kinds = {type(v) for v in y}
+        if len({str if issubclass(k, str) else k for k in kinds}) > 1 and any(
+            issubclass(k, str) for k in kinds
+        ):
+            raise ValueError("y mixes string and non-string labels; use one label type")
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(f"class labels cannot be ordered: {exc}") from exc
+    return classes, codes.astype(CODE_DTYPE).ravel()
+
+
+def check_y_regression(y, n, criterion_code=None):
+    if y is None:
+        raise ValueError("y is None; a regressor requires y to be passed")
+    y = _column_y(y, n)
+    if y.dtype.kind == "c":
+        raise ValueError("Complex data not supported")
+    try:
+        y = y.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"a regression target must be numeric: {exc}") from exc
+    if not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity")
+    return y
+
+
+def check_sample_weight(sample_weight, n):
+    if sample_weight is None:
+        return np.ones(n, dtype=WEIGHT_DTYPE)
+    if _is_real(sample_weight):
+        sw = np.full(n, float(sample_weight), dtype=WEIGHT_DTYPE)
+    else:
+        sw = np.asarray(sample_weight)
+        if sw.dtype.kind not in "biuf":
+            raise ValueError(f"sample_weight must be numeric, got dtype {sw.dtype}")
+        sw = sw.astype(WEIGHT_DTYPE)  # always a copy
+        if sw.ndim != 1:
+            raise ValueError(f"sample_weight must be 1-D, got shape {sw.shape}")
+        if sw.shape[0] != n:
+            raise ValueError(f"sample_weight has {sw.shape[0]} entries for {n} samples")
+    if not np.all(np.isfinite(sw)):
+        raise ValueError("sample_weight contains NaN or infinity")
+    if np.any(sw < 0):
+        raise ValueError("sample_weight must be non-negative (negative values found)")
+    if not sw.sum() > 0:
+        raise ValueError("sample_weight sums to zero; at least one sample needs a positive weight")
+    return sw
+
+
+def class_weights(class_weight, classes, codes):
+    """Per-sample multipliers from ``class_weight`` (None, 'balanced' or a dict)."""
+    if class_weight is None:
+        return None
+    if class_weight == "balanced":
+        counts = np.bincount(codes, minlength=len(classes)).astype(np.float64)
+        per_class = codes.shape[0] / (len(classes) * counts)
+    else:
+        per_class = np.ones(len(classes))
+        lookup = {c: k for k, c in enumerate(classes.tolist())}
+        for label, weight in class_weight.items():
+            key = label.item() if hasattr(label, "item") else label
+            if key not in lookup:
+                raise ValueError(f"class_weight names class {label!r}, which is not in y")
+            if not (_is_real(weight) and np.isfinite(weight) and weight >= 0):
+                raise ValueError(f"class_weight[{label!r}]={weight!r} must be a number >= 0")
+            per_class[lookup[key]] = float(weight)
+    return per_class[codes]

@@ -1,0 +1,209 @@
+"""The functional API: ``fit`` returns a :class:`~fastdt.tree.Tree`; the rest read one.
+
+All checks happen in :mod:`fastdt._input` before any kernel runs; the kernels live in
+``_exact`` / ``_grow`` (fitting) and :mod:`fastdt.kernels` (prediction).
+"""
+
+import numpy as np
+
+from . import _input
+from ._config import CRITERIA_CLF, CRITERIA_REG, FORMAT_VERSION, ID_DTYPE, POISSON
+from ._exact import presort
+from ._grow import bfs_order, grow_tree
+from .kernels import apply_batch, decision_path_batch, value_batch
+from .tree import Tree, empty_extras
+
+__all__ = ["fit", "predict", "predict_proba", "apply", "decision_path"]
+
+
+def fit(X, y, *, sample_weight=None, **params):
+    """Fit one exact CART decision tree.
+
+    Parameters
+    ----------
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        Numeric features. float32 and float64 are used at the precision given; other
+        numeric dtypes become float64. DataFrame column names become feature names.
+    y : array-like of shape (n_samples,)
+        Class labels (any type; classification) or a numeric target (regression).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights.
+    task : {"classification", "regression"}, optional
+        Inferred when omitted: from ``criterion`` if given, else floating-point ``y``
+        means regression and anything else classification.
+    criterion : str, optional
+        Classification: ``"gini"`` (default), ``"entropy"``/``"log_loss"``,
+        ``"gain_ratio"`` (C4.5). Regression: ``"squared_error"`` (default),
+        ``"friedman_mse"`` (same splits as squared error), ``"poisson"``.
+    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
+    max_features, random_state, max_leaf_nodes, min_impurity_decrease, class_weight
+        As in scikit-learn's ``DecisionTreeClassifier``/``DecisionTreeRegressor``.
+        Ties between equally good splits go to the lowest feature index, then the
+        lowest threshold.
+
+    Returns
+    -------
+    Tree
+    """
+    p = _input.check_params(params)
+    feature_names = _input.feature_names_of(X)
+    Xa = _input.check_X(X)
+    n, n_features = Xa.shape
+    task = _input.infer_task(y, p["task"], p["criterion"])
+    criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
+    if task == "classification" and criterion not in CRITERIA_CLF:
+        raise ValueError(f"criterion={criterion!r} is a regression criterion")
+    if task == "regression" and criterion not in CRITERIA_REG:
+        raise ValueError(f"criterion={criterion!r} is a classification criterion")
+    if task == "regression" and p["class_weight"] is not None:
+        raise ValueError("class_weight applies to classification only")
+    sw = _input.check_sample_weight(sample_weight, n)
+
+    if task == "classification":
+        classes, codes = _input.check_y_classification(y, n)
+        cw = _input.class_weights(p["class_weight"], classes, codes)
+        if cw is not None:
+            sw = sw * cw
+            if not sw.sum() > 0:
+                raise ValueError("class_weight leaves every sample with zero weight")
+        crit = CRITERIA_CLF[criterion]
+        n_stats = len(classes)
+        wy = np.zeros(n)
+        wt = np.zeros(n)
+    else:
+        classes = None
+        yv = _input.check_y_regression(y, n)
+        crit = CRITERIA_REG[criterion]
+        if crit == POISSON:
+            if np.any(yv < 0) or not (yv * sw).sum() > 0:
+                raise ValueError(
+                    "criterion='poisson' needs y >= 0 with a positive (weighted) sum"
+                )
+            t = np.zeros(n)
+            pos = yv > 0
+            t[pos] = yv[pos] * np.log(yv[pos])
+        else:
+            t = yv * yv
+        codes = np.zeros(n, dtype=np.int32)
+        n_stats = 3
+        wy = sw * yv
+        wt = sw * t
+
+    lim = _input.resolve_limits(p, n, n_features, sw)
+    seed = _input.seed_from(p["random_state"])
+
+    idx = np.empty((n_features, n), dtype=ID_DTYPE)
+    xs = np.empty((n_features, n), dtype=Xa.dtype)
+    presort(Xa, idx, xs)
+    inode, fnode, stats = grow_tree(
+        idx, xs, codes, wy, wt, sw, n_stats, task == "classification", crit,
+        lim["max_depth"], lim["min_samples_split"], lim["min_samples_leaf"],
+        lim["min_weight_leaf"], lim["min_impurity_decrease"], lim["max_features"],
+        lim["max_leaf_nodes"], seed,
+    )
+    if lim["max_leaf_nodes"] > 0:
+        inode, fnode, stats = _renumber_bfs(inode, fnode, stats)
+
+    wn = fnode[:, 2]
+    if task == "classification":
+        value = stats / wn[:, None]
+    else:
+        value = (stats[:, 1] / wn)[:, None]
+    arrays = {
+        "feature": inode[:, 0].astype(np.int32),
+        "threshold": np.ascontiguousarray(fnode[:, 0]),
+        "left": inode[:, 1].astype(np.int32),
+        "right": inode[:, 2].astype(np.int32),
+        "value": np.ascontiguousarray(value),
+        "impurity": np.ascontiguousarray(fnode[:, 1]),
+        "n_node_samples": inode[:, 3].copy(),
+        "weighted_n_node_samples": np.ascontiguousarray(wn),
+        "depth": inode[:, 4].astype(np.int32),
+        "missing_go_left": inode[:, 5].astype(np.uint8),
+        **empty_extras(inode.shape[0], n_features),
+    }
+    record = {k: v for k, v in p.items() if k != "random_state"}
+    record["criterion"] = criterion
+    record["task"] = task
+    if isinstance(p["random_state"], (int, np.integer)):
+        record["random_state"] = int(p["random_state"])
+    if isinstance(record.get("class_weight"), dict):
+        record["class_weight"] = {str(k): float(v) for k, v in record["class_weight"].items()}
+    return Tree(
+        arrays, task=task, n_features=n_features, classes=classes,
+        feature_names=feature_names, criterion=criterion, params=record,
+        format_version=FORMAT_VERSION,
+    )
+
+
+def _renumber_bfs(inode, fnode, stats):
+    order = bfs_order(inode[:, 1], inode[:, 2])
+    new_id = np.full(inode.shape[0], -1, dtype=np.int64)
+    new_id[order] = np.arange(order.shape[0])
+    inode = inode[order].copy()
+    for col in (1, 2):
+        internal = inode[:, col] >= 0
+        inode[internal, col] = new_id[inode[internal, col]]
+    return inode, fnode[order].copy(), stats[order].copy()
+
+
+def _check_tree(tree):
+    if not isinstance(tree, Tree):
+        raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
+
+
+def _X_for(tree, X, estimator_name=None):
+    _check_tree(tree)
+    return _input.check_X(
+        X, n_features=tree.n_features, feature_names=tree.feature_names,
+        estimator_name=estimator_name,
+    )
+
+
+def apply(tree, X, *, _estimator_name=None):
+    """Leaf id (int64) reached by every row of ``X``."""
+    Xa = _X_for(tree, X, _estimator_name)
+    out = np.empty(Xa.shape[0], dtype=np.int64)
+    apply_batch(tree.arrays, Xa, out)
+    return out
+
+
+def _values(tree, X, estimator_name=None):
+    Xa = _X_for(tree, X, estimator_name)
+    out = np.empty((Xa.shape[0], tree.n_values), dtype=np.float64)
+    value_batch(tree.arrays, Xa, out)
+    return out
+
+
+def predict_proba(tree, X, *, _estimator_name=None):
+    """Class probabilities (weighted class fractions of the leaf), shape (n, n_classes)."""
+    _check_tree(tree)
+    if tree.task != "classification":
+        raise ValueError("predict_proba needs a classification tree")
+    return _values(tree, X, _estimator_name)
+
+
+def predict(tree, X, *, _estimator_name=None):
+    """Predicted class labels (original label type) or regression values."""
+    _check_tree(tree)
+    values = _values(tree, X, _estimator_name)
+    if tree.task == "classification":
+        return tree.classes[np.argmax(values, axis=1)]
+    return values[:, 0]
+
+
+def decision_path(tree, X, *, _estimator_name=None):
+    """Nodes visited by every row, as CSR arrays ``(indptr, indices)`` (int64).
+
+    Row ``i`` visits ``indices[indptr[i]:indptr[i + 1]]``, root first. Wrap with
+    ``scipy.sparse.csr_matrix((np.ones_like(indices), indices, indptr))`` for an
+    indicator matrix.
+    """
+    Xa = _X_for(tree, X, _estimator_name)
+    leaves = np.empty(Xa.shape[0], dtype=np.int64)
+    apply_batch(tree.arrays, Xa, leaves)
+    indptr = np.zeros(Xa.shape[0] + 1, dtype=np.int64)
+    np.cumsum(tree.depth[leaves].astype(np.int64) + 1, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    decision_path_batch(tree.arrays, Xa, indptr, indices)
+    return indptr, indices
