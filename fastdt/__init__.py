@@ -2,11 +2,14 @@
 
 from ._config import LEAF
 from .api import apply, decision_path, fit, predict, predict_proba
+from .export import export_text
+from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .tree import Tree, TreeArrays, load
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "LEAF", "Tree", "TreeArrays", "apply", "decision_path", "fit", "load", "predict",
-    "predict_proba", "__version__",
+    "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
+    "apply", "decision_path", "export_text", "fit", "load", "predict", "predict_proba",
+    "__version__",
 ]

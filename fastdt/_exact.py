@@ -4,9 +4,15 @@ Data layout (the "presorted" layout of SLIQ/SPRINT and early scikit-learn)::
 
     idx[f, :]   int32 sample ids, sorted by X[:, f] *within each node's segment*
     xs[f, :]    the matching values X[idx[f, p], f] (X's own dtype)
+    ys[f, :]    the matching targets: class code (as float) or y
+    ws[f, :]    the matching sample weights (only when weighted; else shape [F, 0])
 
     feature f:  | node 3: [a3, b3) | node 4: [a4, b4) | ... finished leaves ... |
                   sorted by x_f       sorted by x_f
+
+Targets and weights travel with the sorted ids, so that scanning a feature reads memory
+strictly in order: a random access per row (``y[idx]``) costs a cache miss on large
+data, which would dominate the whole fit.
 
 Every node owns the same range ``[start, end)`` in every feature's row. Splitting a node
 is a *stable* partition of that range in every row (left samples first, then right), so
@@ -26,64 +32,147 @@ One call of :func:`split_and_scan` per level does, for every feature in parallel
    driver (deterministic whatever the number of threads).
 """
 
+import math
+
 import numpy as np
 from numba import prange
 
-from ._config import FEATURE_THRESHOLD, JIT, PJIT
+from ._config import FEATURE_THRESHOLD, JIT, PJIT, POISSON
 from ._criteria import proxy_classification, proxy_regression
+
+_RADIX_BITS = 11
+_RADIX = 1 << _RADIX_BITS
+
+
+@JIT
+def _radix_argsort(col, base):
+    """Argsort of a float column by LSD radix sort on order-preserving 64-bit keys.
+
+    The sort is stable with respect to ``base`` (int32 [n], a permutation): rows with
+    equal values keep their order in ``base``. float32 values are widened to float64
+    (exactly), so one key transform serves both dtypes; digits on which all keys agree
+    (e.g. the zero low bits of widened float32) are skipped. Returns
+    ``(order int32 [n], sorted values float64 [n])``.
+    """
+    n = col.shape[0]
+    keys = np.empty(n, dtype=np.uint64)
+    top = np.uint64(1) << np.uint64(63)
+    for i in range(n):
+        b = np.float64(col[base[i]])
+        if b == 0.0:
+            b = 0.0  # -0.0 and 0.0 are one value
+        u = np.array([b]).view(np.uint64)[0]
+        keys[i] = ~u if u & top else u | top
+    n_digits = (64 + _RADIX_BITS - 1) // _RADIX_BITS
+    counts = np.zeros((n_digits, _RADIX), dtype=np.int64)
+    mask = np.uint64(_RADIX - 1)
+    for i in range(n):
+        k = keys[i]
+        for d in range(n_digits):
+            counts[d, np.int64((k >> np.uint64(d * _RADIX_BITS)) & mask)] += 1
+    order = base.copy()
+    tmp_k = np.empty(n, dtype=np.uint64)
+    tmp_o = np.empty(n, dtype=np.int32)
+    for d in range(n_digits):
+        c = counts[d]
+        if c.max() == n:
+            continue  # every key has the same digit here
+        pos = np.empty(_RADIX, dtype=np.int64)
+        acc = 0
+        for b in range(_RADIX):
+            pos[b] = acc
+            acc += c[b]
+        shift = np.uint64(d * _RADIX_BITS)
+        for i in range(n):
+            k = keys[i]
+            b = np.int64((k >> shift) & mask)
+            q = pos[b]
+            tmp_k[q] = k
+            tmp_o[q] = order[i]
+            pos[b] = q + 1
+        keys, tmp_k = tmp_k, keys
+        order, tmp_o = tmp_o, order
+    vals = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        k = keys[i]
+        vals[i] = k ^ top if k & top else ~k
+    return order, vals.view(np.float64)
 
 
 @PJIT
-def presort(X, idx, xs):
-    """Sort every column of ``X`` once.
+def presort(X, y, w, base, idx, xs, ys, ws):
+    """Sort every column of ``X`` once and lay out ids, values, targets and weights.
+
+    Rows with equal values of a feature are ordered as in ``base``, a permutation of the
+    rows sorted by ``(y, w)``: the order in which a scan adds up a feature's statistics
+    then depends on the rows' values only, never on their order in ``X``, so the tree
+    does not change (bit for bit) when the rows are shuffled.
 
     Parameters
     ----------
     X : float32 or float64 [n, F]
         Training data, no NaN.
-    idx : int32 [F, n]
-        Output: ``idx[f]`` is a stable argsort of ``X[:, f]``.
-    xs : X.dtype [F, n]
-        Output: ``xs[f, p] = X[idx[f, p], f]``.
+    y : float64 [n]
+        Class codes (as floats) or regression targets.
+    w : float64 [n]
+        Sample weights (read only when ``ws`` has n columns).
+    base : int32 [n]
+        Row order for ties (see above).
+    idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
+        Output: the presorted layout of the module docstring (stable in sample id).
     """
     n, n_features = X.shape
+    weighted = ws.shape[1] == n
     for f in prange(n_features):
         col = np.empty(n, dtype=X.dtype)
         for i in range(n):
             col[i] = X[i, f]
-        order = np.argsort(col, kind="mergesort")
+        order, vals = _radix_argsort(col, base)
         for p in range(n):
             i = order[p]
             idx[f, p] = i
-            xs[f, p] = col[i]
+            xs[f, p] = vals[p]
+            ys[f, p] = y[i]
+        if weighted:
+            for p in range(n):
+                ws[f, p] = w[order[p]]
 
 
 @JIT
-def _partition_segment(idx_f, xs_f, side, a, b, s_idx, s_x):
-    """Stable in-place partition of ``idx_f[a:b]``/``xs_f[a:b]``: side 0 first, then side 1."""
+def _partition_segment(f, idx, xs, ys, ws, weighted, side, a, b, s_idx, s_x, s_y, s_w):
+    """Stable in-place partition of row ``f`` over ``[a, b)``: side 0 first, then side 1."""
     wpos = a
     r = 0
     for p in range(a, b):
-        i = idx_f[p]
+        i = idx[f, p]
         if side[i] == 0:
-            idx_f[wpos] = i
-            xs_f[wpos] = xs_f[p]
+            idx[f, wpos] = i
+            xs[f, wpos] = xs[f, p]
+            ys[f, wpos] = ys[f, p]
+            if weighted:
+                ws[f, wpos] = ws[f, p]
             wpos += 1
         else:
             s_idx[r] = i
-            s_x[r] = xs_f[p]
+            s_x[r] = xs[f, p]
+            s_y[r] = ys[f, p]
+            if weighted:
+                s_w[r] = ws[f, p]
             r += 1
     for q in range(r):
-        idx_f[wpos + q] = s_idx[q]
-        xs_f[wpos + q] = s_x[q]
+        idx[f, wpos + q] = s_idx[q]
+        xs[f, wpos + q] = s_x[q]
+        ys[f, wpos + q] = s_y[q]
+        if weighted:
+            ws[f, wpos + q] = s_w[q]
 
 
 @JIT
 def _scan_segment(
-    idx_f, xs_f, a, b, total, w_node, imp_node, yc, wy, w, is_clf, crit,
+    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work,
 ):
-    """Best split of one node on one feature.
+    """Best split of one node on one feature (row slices ``xs_f``, ``ys_f``, ``ws_f``).
 
     Returns ``(proxy, n_left, threshold, non_constant)``; ``n_left == 0`` means no
     valid split. Ties keep the first (lowest threshold) candidate.
@@ -97,20 +186,21 @@ def _scan_segment(
         left[c] = 0.0
     wl = 0.0
     sl = 0.0
+    # candidates need at least min_samples_leaf rows on each side
+    p_lo = a + min_samples_leaf - 1
+    p_hi = b - min_samples_leaf - 1
     for p in range(a, b - 1):
-        i = idx_f[p]
-        wi = w[i]
+        wi = ws_f[p] if weighted else 1.0
         wl += wi
         if is_clf:
-            left[yc[i]] += wi
+            left[np.int64(ys_f[p])] += wi
         else:
-            sl += wy[i]
+            sl += wi * ys_f[p]
+        if p < p_lo or p > p_hi:
+            continue
         x0 = xs_f[p]
         x1 = xs_f[p + 1]
         if x1 <= x0 + FEATURE_THRESHOLD:
-            continue
-        nl = p + 1 - a
-        if nl < min_samples_leaf or b - p - 1 < min_samples_leaf:
             continue
         wr = w_node - wl
         if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
@@ -121,8 +211,8 @@ def _scan_segment(
             proxy = proxy_regression(crit, sl, wl, total[1] - sl, wr)
         if proxy > best:
             best = proxy
-            best_nl = nl
-            thr = x0 / 2.0 + x1 / 2.0
+            best_nl = p + 1 - a
+            thr = np.float64(x0) / 2.0 + np.float64(x1) / 2.0  # float64 even for float32 X
             if thr >= x1:  # rounding reached the right value: keep x <= thr exact
                 thr = x0
             best_thr = thr
@@ -131,7 +221,7 @@ def _scan_segment(
 
 @PJIT
 def split_and_scan(
-    idx, xs, side, part, scratch, scan, scan_stats, scan_w, scan_imp, yc, wy, w,
+    idx, xs, ys, ws, side, part, scratch, scan, scan_stats, scan_w, scan_imp,
     is_clf, crit, min_samples_leaf, min_weight_leaf,
     out_proxy, out_nl, out_thr, out_nonconst,
 ):
@@ -139,41 +229,41 @@ def split_and_scan(
 
     Parameters
     ----------
-    idx, xs : int32 [F, n], X.dtype [F, n]
-        The presorted layout (module docstring); partitioned in place.
+    idx, xs, ys, ws : the presorted layout (module docstring); partitioned in place.
     side : uint8 [n]
         0 if the sample goes to the left child of its (split) node, 1 if right.
     part : int64 [m, 2]
         ``[start, end)`` of each node to partition.
     scratch : int
-        Length of the largest range in ``part`` (size of each thread's buffer).
+        Length of the largest range in ``part`` (size of each thread's buffers).
     scan : int64 [k, 2]
         ``[start, end)`` of each node to scan.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
         Statistics, weight and impurity of each node to scan.
-    yc, wy, w : int32 [n], float64 [n], float64 [n]
-        Class codes (classification), ``w*y`` (regression) and sample weights.
     is_clf, crit, min_samples_leaf, min_weight_leaf
         Task flag, criterion code and leaf minimums.
     out_proxy, out_nl, out_thr, out_nonconst : [k, F] float64, int64, float64, uint8
         Output: best candidate per (node, feature).
     """
-    n_features = idx.shape[0]
+    n_features, n = idx.shape
+    weighted = ws.shape[1] == n
     n_stats = scan_stats.shape[1]
     for f in prange(n_features):
-        idx_f = idx[f]
-        xs_f = xs[f]
         if part.shape[0] > 0:
             s_idx = np.empty(scratch, dtype=idx.dtype)
             s_x = np.empty(scratch, dtype=xs.dtype)
+            s_y = np.empty(scratch)
+            s_w = np.empty(scratch if weighted else 0)
             for m in range(part.shape[0]):
-                _partition_segment(idx_f, xs_f, side, part[m, 0], part[m, 1], s_idx, s_x)
+                _partition_segment(f, idx, xs, ys, ws, weighted, side, part[m, 0], part[m, 1],
+                                   s_idx, s_x, s_y, s_w)
         left = np.empty(n_stats)
         work = np.empty(n_stats)
         for k in range(scan.shape[0]):
             proxy, nl, thr, nonconst = _scan_segment(
-                idx_f, xs_f, scan[k, 0], scan[k, 1], scan_stats[k], scan_w[k], scan_imp[k],
-                yc, wy, w, is_clf, crit, min_samples_leaf, min_weight_leaf, left, work,
+                xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
+                left, work,
             )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl
@@ -181,23 +271,31 @@ def split_and_scan(
             out_nonconst[k, f] = nonconst
 
 
+@JIT
+def target_stat(crit, yv):
+    """``t(y)`` of the regression statistics: ``y*log(y)`` for Poisson, else ``y**2``."""
+    if crit == POISSON:
+        return yv * math.log(yv) if yv > 0.0 else 0.0
+    return yv * yv
+
+
 @PJIT
-def walk_splits(idx, seg, feat, n_left, yc, wy, wt, w, is_clf, side, left_stats, right_stats):
+def walk_splits(idx, ys, ws, seg, feat, n_left, is_clf, crit, side, left_stats, right_stats):
     """Mark the side of every sample of each chosen split and sum the children's statistics.
 
     Parameters
     ----------
+    idx, ys, ws : the presorted layout.
     seg : int64 [k, 2]
         ``[start, end)`` of each node.
     feat, n_left : int32 [k], int64 [k]
         Chosen feature (``-1``: none) and size of the left child.
-    wt : float64 [n]
-        ``w * t(y)`` for regression (see ``_criteria``).
     side : uint8 [n]
         Output marks (0 left, 1 right).
     left_stats, right_stats : float64 [k, S]
-        Output: statistics of the two children.
+        Output: statistics of the two children (see ``_criteria``).
     """
+    weighted = ws.shape[1] == idx.shape[1]
     for k in prange(seg.shape[0]):
         f = feat[k]
         left_stats[k, :] = 0.0
@@ -208,12 +306,13 @@ def walk_splits(idx, seg, feat, n_left, yc, wy, wt, w, is_clf, side, left_stats,
         b = seg[k, 1]
         m = a + n_left[k]
         for p in range(a, b):
-            i = idx[f, p]
             s = left_stats[k] if p < m else right_stats[k]
-            side[i] = 0 if p < m else 1
+            side[idx[f, p]] = 0 if p < m else 1
+            wi = ws[f, p] if weighted else 1.0
+            yv = ys[f, p]
             if is_clf:
-                s[yc[i]] += w[i]
+                s[np.int64(yv)] += wi
             else:
-                s[0] += w[i]
-                s[1] += wy[i]
-                s[2] += wt[i]
+                s[0] += wi
+                s[1] += wi * yv
+                s[2] += wi * target_stat(crit, yv)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._config import EPSILON, JIT, LEAF
 from ._criteria import impurity, improvement
-from ._exact import split_and_scan, walk_splits
+from ._exact import split_and_scan, target_stat, walk_splits
 
 # --------------------------------------------------------------------------- helpers
 
@@ -165,7 +165,7 @@ def _can_split(n, w, imp, depth, max_depth, min_samples_split, min_samples_leaf,
 
 @JIT
 def grow_tree(
-    idx, xs, yc, wy, wt, w, n_stats, is_clf, crit,
+    idx, xs, ys, ws, n_stats, is_clf, crit,
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes, seed,
 ):
@@ -173,14 +173,10 @@ def grow_tree(
 
     Parameters
     ----------
-    idx, xs : int32 [F, n], X.dtype [F, n]
-        Output of :func:`fastdt._exact.presort` (consumed: partitioned in place).
-    yc : int32 [n]
-        Class codes (classification; zeros otherwise).
-    wy, wt : float64 [n]
-        ``w*y`` and ``w*t(y)`` (regression; zeros otherwise).
-    w : float64 [n]
-        Sample weights (class weights folded in).
+    idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
+        Output of :func:`fastdt._exact.presort` (consumed: partitioned in place);
+        ``ys`` holds class codes or targets, ``ws`` the weights (class weights folded
+        in), or has no columns when every weight is 1.
     n_stats : int
         Width of a statistics row (n_classes, or 3 for regression).
     is_clf, crit : bool, int
@@ -219,13 +215,16 @@ def grow_tree(
     cand_l = np.zeros((cap, n_stats))
     cand_r = np.zeros((cap, n_stats))
 
-    for i in range(n):
+    weighted = ws.shape[1] == n
+    for p in range(n):
+        wi = ws[0, p] if weighted else 1.0
+        yv = ys[0, p]
         if is_clf:
-            stats[0, yc[i]] += w[i]
+            stats[0, np.int64(yv)] += wi
         else:
-            stats[0, 0] += w[i]
-            stats[0, 1] += wy[i]
-            stats[0, 2] += wt[i]
+            stats[0, 0] += wi
+            stats[0, 1] += wi * yv
+            stats[0, 2] += wi * target_stat(crit, yv)
     w_total = _node_weight(is_clf, stats[0])
     inode[0, _FEAT] = LEAF
     inode[0, _LEFT] = LEAF
@@ -270,7 +269,7 @@ def grow_tree(
             t_thr = np.empty((n_open, n_features))
             t_nc = np.empty((n_open, n_features), dtype=np.uint8)
             split_and_scan(
-                idx, xs, side, part, scratch, scan, scan_stats, scan_w, scan_imp, yc, wy, w,
+                idx, xs, ys, ws, side, part, scratch, scan, scan_stats, scan_w, scan_imp,
                 is_clf, crit, min_samples_leaf, min_weight_leaf, t_proxy, t_nl, t_thr, t_nc,
             )
             # ---- choose the best feature per node (serial, fixed order), exact gain
@@ -285,7 +284,7 @@ def grow_tree(
                     nl[k] = t_nl[k, f]
             lst = np.empty((n_open, n_stats))
             rst = np.empty((n_open, n_stats))
-            walk_splits(idx, scan, feat, nl, yc, wy, wt, w, is_clf, side, lst, rst)
+            walk_splits(idx, ys, ws, scan, feat, nl, is_clf, crit, side, lst, rst)
             for k in range(n_open):
                 node = open_nodes[k]
                 inode[node, _CF] = -1

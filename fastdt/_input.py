@@ -270,17 +270,21 @@ def check_X(X, *, n_features=None, feature_names=None, estimator_name=None, allo
             raise TypeError(f"X has unsupported dtype {arr.dtype}")
     if arr.ndim != 2:
         raise ValueError(
-            f"Expected a 2D array, got a {arr.ndim}D array instead; reshape your data "
+            f"Expected a 2D array, got a {arr.ndim}D array instead. Reshape your data "
             "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
         )
     if arr.dtype not in (np.float32, np.float64):
         arr = arr.astype(np.float32 if arr.dtype == np.float16 else np.float64)
     arr = np.ascontiguousarray(arr)
+    if not arr.flags.writeable:
+        # read-only input (e.g. a memmap) would compile every kernel once more; a copy
+        # keeps one signature per X dtype (kernels never write to X either way)
+        arr = arr.copy()
     n, m = arr.shape
     if n == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required")
+        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if m == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required")
+        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if n_features is not None and m != n_features:
         who = estimator_name or "the tree"
         raise ValueError(f"X has {m} features, but {who} is expecting {n_features} features as input")

@@ -68,8 +68,7 @@ def fit(X, y, *, sample_weight=None, **params):
                 raise ValueError("class_weight leaves every sample with zero weight")
         crit = CRITERIA_CLF[criterion]
         n_stats = len(classes)
-        wy = np.zeros(n)
-        wt = np.zeros(n)
+        target = codes.astype(np.float64)
     else:
         classes = None
         yv = _input.check_y_regression(y, n)
@@ -79,24 +78,31 @@ def fit(X, y, *, sample_weight=None, **params):
                 raise ValueError(
                     "criterion='poisson' needs y >= 0 with a positive (weighted) sum"
                 )
-            t = np.zeros(n)
-            pos = yv > 0
-            t[pos] = yv[pos] * np.log(yv[pos])
-        else:
-            t = yv * yv
-        codes = np.zeros(n, dtype=np.int32)
         n_stats = 3
-        wy = sw * yv
-        wt = sw * t
+        target = yv
 
     lim = _input.resolve_limits(p, n, n_features, sw)
     seed = _input.seed_from(p["random_state"])
 
+    # Samples of weight zero are left out of the growth, as scikit-learn's splitter
+    # does: they count in no node (n_node_samples, min_samples_*) and place no threshold.
+    # Fractional min_samples_* were resolved above from all samples, as scikit-learn.
+    positive = sw > 0
+    if not positive.all():
+        Xa = np.ascontiguousarray(Xa[positive])
+        target = target[positive]
+        sw = sw[positive]
+        n = Xa.shape[0]
+    weighted = bool(np.any(sw != 1.0))
     idx = np.empty((n_features, n), dtype=ID_DTYPE)
     xs = np.empty((n_features, n), dtype=Xa.dtype)
-    presort(Xa, idx, xs)
+    ys = np.empty((n_features, n), dtype=np.float64)
+    ws = np.empty((n_features, n if weighted else 0), dtype=np.float64)
+    # ties in a feature are broken by (y, w), so that row order cannot change the sums
+    base = (np.lexsort((sw, target)) if weighted else np.argsort(target, kind="stable"))
+    presort(Xa, target, sw, base.astype(ID_DTYPE), idx, xs, ys, ws)
     inode, fnode, stats = grow_tree(
-        idx, xs, codes, wy, wt, sw, n_stats, task == "classification", crit,
+        idx, xs, ys, ws, n_stats, task == "classification", crit,
         lim["max_depth"], lim["min_samples_split"], lim["min_samples_leaf"],
         lim["min_weight_leaf"], lim["min_impurity_decrease"], lim["max_features"],
         lim["max_leaf_nodes"], seed,

@@ -89,7 +89,7 @@ class Tree:
     def __init__(self, arrays, *, task, n_features, classes=None, feature_names=None,
                  criterion=None, params=None, format_version=FORMAT_VERSION):
         for name in FIELDS:
-            setattr(self, name, arrays[name])
+            setattr(self, name, _writeable(arrays[name]))
         self.task = task
         self.n_features = int(n_features)
         self.classes = classes
@@ -150,6 +150,8 @@ class Tree:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in FIELDS:
+            setattr(self, name, _writeable(getattr(self, name, None)))
         self.validate()
 
     # ------------------------------------------------------------------ persistence
@@ -202,6 +204,11 @@ def load(path):
 
 def _from_contents(contents, where):
     missing = [k for k in ("__meta__", *FIELDS) if k not in contents]
+    not_arrays = [k for k, v in contents.items() if not isinstance(v, np.ndarray)]
+    if not_arrays:
+        raise ValueError(
+            f"{where}: not a fastdt model file (entries {', '.join(not_arrays)} are not arrays)"
+        )
     if missing:
         raise ValueError(f"{where}: not a fastdt model file (missing {', '.join(missing)})")
     meta_arr = contents["__meta__"]
@@ -209,7 +216,7 @@ def _from_contents(contents, where):
         raise ValueError(f"{where}: metadata must be one string")
     try:
         meta = json.loads(str(meta_arr))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ValueError(f"{where}: metadata is not valid JSON ({exc})") from exc
     if not isinstance(meta, dict):
         raise ValueError(f"{where}: metadata must be a JSON object")
@@ -226,6 +233,11 @@ def _from_contents(contents, where):
     n_features = meta["n_features"]
     if not isinstance(n_features, int) or isinstance(n_features, bool):
         raise ValueError(f"{where}: n_features must be an integer")
+    names = meta["feature_names"]
+    if names is not None and not (isinstance(names, list) and all(isinstance(v, str) for v in names)):
+        raise ValueError(f"{where}: feature_names must be null or a list of strings")
+    if not isinstance(meta["task"], str) or not (meta["criterion"] is None or isinstance(meta["criterion"], str)):
+        raise ValueError(f"{where}: task must be one of {TASKS}; criterion a string")
     tree = Tree(
         {k: contents[k] for k in FIELDS},
         task=meta["task"],
@@ -239,6 +251,14 @@ def _from_contents(contents, where):
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _writeable(a):
+    """Read-only arrays (e.g. a memory-mapped pickle) are another numba type: copy them,
+    so that every tree has the one TreeArrays type and kernels compile once."""
+    if isinstance(a, np.ndarray) and not a.flags.writeable:
+        return a.copy()
+    return a
 
 
 def _json_default(obj):
@@ -277,7 +297,7 @@ def _decode_classes(enc, where):
         if dt.kind not in "biufUO":
             raise TypeError(dtype)
         return np.array(enc["values"], dtype=dt)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{where}: malformed classes ({exc})") from exc
 
 
@@ -347,9 +367,17 @@ def _validate(t):
     if np.any(t.missing_go_left > 1):
         _fail("missing_go_left must be 0 or 1")
 
+    if not np.all(np.isnan(t.threshold[leaf])):
+        _fail("threshold must be NaN at leaves")
+    if np.any(t.n_node_samples[ids] != t.n_node_samples[lefts] + t.n_node_samples[lefts + 1]):
+        _fail("n_node_samples of a node must be the sum of its children's")
+
     # values
     if not np.all(np.isfinite(t.value)):
         _fail("value must be finite")
+    if t.task == "classification":
+        if np.any(t.value < 0) or not np.allclose(t.value.sum(axis=1), 1.0, rtol=0, atol=1e-9):
+            _fail("class fractions in value must be >= 0 and sum to 1")
     if np.any(np.isnan(t.impurity)):
         _fail("impurity must not be NaN")
     if np.any(t.n_node_samples < 0):
@@ -374,17 +402,19 @@ def _validate(t):
         _fail("numeric split thresholds must be finite")
     if np.any(is_cat):
         words = (ncat[f[is_cat]].astype(np.int64) + 63) // 64
-        if np.any(off[internal][is_cat] + words > t.cat_bitsets.shape[0]):
+        # compare without adding: huge offsets must not wrap around
+        if np.any(off[internal][is_cat] > t.cat_bitsets.shape[0] - words):
             _fail("category bitsets out of range")
 
     # surrogate splits
     ptr = t.surrogate_ptr
     ns = t.surrogate_feature.shape[0]
-    if ptr.shape[0] != n + 1 or ptr[0] != 0 or ptr[-1] != ns or np.any(np.diff(ptr) < 0):
+    if (ptr.shape[0] != n + 1 or ptr[0] != 0 or ptr[-1] != ns or np.any(ptr < 0)
+            or np.any(ptr > ns) or np.any(ptr[1:] < ptr[:-1])):
         _fail("surrogate_ptr must be n + 1 non-decreasing offsets from 0 to n_surrogates")
     if t.surrogate_threshold.shape[0] != ns or t.surrogate_left_if_le.shape[0] != ns:
         _fail("surrogate arrays must have the same length")
-    if np.any(np.diff(ptr)[leaf] != 0):
+    if np.any(ptr[1:][leaf] != ptr[:-1][leaf]):
         _fail("leaves have no surrogate splits")
     sf = t.surrogate_feature
     if np.any((sf < 0) | (sf >= nf)) or np.any(ncat[sf] > 0):

@@ -1,0 +1,282 @@
+"""fastdt against scikit-learn, XGBoost and LightGBM, measured in one run.
+
+Usage::
+
+    python benchmarks/compare.py [--rows 1000000] [--features 20] [--repeat 1]
+                                 [--quick] [--threads N] [--skip-unlimited]
+                                 [--out results.md]
+
+Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
+n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
+work in, so every library sees the same values); the first 80% of the rows train,
+the rest test. Prints the command line, the machine, the numba warm-up and start-up
+times and ONE markdown table (also written to ``--out``). Fit times are the best of
+``--repeat`` runs and include each library's own data preparation (fastdt's presort,
+XGBoost's DMatrix, LightGBM's binning).
+
+This is a plain script, not an asv benchmark: asv imports it during discovery, so it
+has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
+"""
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import tempfile
+import time
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rows", type=int, default=1_000_000, help="total rows (80%% train)")
+    p.add_argument("--features", type=int, default=20)
+    p.add_argument("--repeat", type=int, default=1, help="fits per library; best is kept")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: one fit each, no cold/warm-start subprocesses")
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for fastdt (numba), XGBoost and LightGBM (default: all)")
+    p.add_argument("--skip-unlimited", action="store_true",
+                   help="skip the max_depth=None fits")
+    p.add_argument("--out", default=None, help="also write the report to this file")
+    args = p.parse_args(argv)
+    if args.rows < 10 or args.features < 1 or args.repeat < 1:
+        p.error("need --rows >= 10, --features >= 1, --repeat >= 1")
+    if args.quick:
+        args.repeat = 1
+    return args
+
+
+def _optional(name):
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+def _best(fn, repeat):
+    """``(best seconds, last result)`` of ``repeat`` calls of ``fn``."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _machine_lines(threads, libs):
+    import numba
+    import numpy
+    import sklearn
+
+    import fastdt
+
+    versions = [
+        f"fastdt {fastdt.__version__}", f"numba {numba.__version__}",
+        f"numpy {numpy.__version__}", f"scikit-learn {sklearn.__version__}",
+    ]
+    for name in ("lightgbm", "xgboost"):
+        mod = libs.get(name)
+        versions.append(f"{name} {mod.__version__}" if mod else f"{name} not installed")
+    return [
+        f"Machine: {_cpu_model()}, {os.cpu_count()} cores, threads used: {threads}; "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
+        "Versions: " + ", ".join(versions),
+    ]
+
+
+class _Row:
+    def __init__(self, task, library, seconds, rows, accuracy, nodes, same="", sk=None):
+        self.task, self.library, self.seconds = task, library, seconds
+        self.rows, self.accuracy, self.nodes, self.same = rows, accuracy, nodes, same
+        self.sk = sk  # sklearn's seconds for the same task
+
+    def cells(self):
+        ratio = f"{self.sk / self.seconds:.2f}x" if self.sk else "-"
+        return [
+            self.task, self.library, f"{self.seconds:.3g}",
+            f"{self.rows / self.seconds:,.0f}", f"{self.accuracy:.4f}",
+            f"{self.nodes:,}", ratio, self.same or "-",
+        ]
+
+
+def _table(rows):
+    head = ["task", "library", "seconds", "rows/s", "test accuracy", "nodes",
+            "vs sklearn", "same tree as sklearn"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(["---"] * 2 + ["---:"] * 5 + [":---:"]) + "|"]
+    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return lines
+
+
+def _same_tree(tree, clf, proba, sk_proba):
+    import numpy as np
+
+    differ = np.any(proba != sk_proba, axis=1).mean()
+    if tree.node_count != clf.tree_.node_count:
+        return (f"no ({tree.node_count:,} vs {clf.tree_.node_count:,} nodes; "
+                f"proba differs on {differ:.1%} of test rows)")
+    if differ == 0:
+        return "yes"
+    return f"no (same node count; proba differs on {differ:.1%} of test rows)"
+
+
+def _fit_rows(task, max_depth, data, threads, repeat, libs, with_boosters):
+    import numpy as np
+    from sklearn.tree import DecisionTreeClassifier
+
+    import fastdt
+
+    Xtr, ytr, Xte, yte = data
+    n = Xtr.shape[0]
+    sk_s, clf = _best(
+        lambda: DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(Xtr, ytr),
+        repeat,
+    )
+    fd_s, tree = _best(lambda: fastdt.fit(Xtr, ytr, max_depth=max_depth), repeat)
+    proba, sk_proba = fastdt.predict_proba(tree, Xte), clf.predict_proba(Xte)
+    out = [
+        _Row(task, "fastdt (exact)", fd_s, n, np.mean(fastdt.predict(tree, Xte) == yte),
+             tree.node_count, _same_tree(tree, clf, proba, sk_proba), sk_s),
+        _Row(task, "scikit-learn", sk_s, n, np.mean(clf.predict(Xte) == yte),
+             clf.tree_.node_count, "(reference)", sk_s),
+    ]
+    if not with_boosters:
+        return out, (tree, clf)
+
+    xgb = libs.get("xgboost")
+    if xgb is not None:
+        params = {
+            "objective": "binary:logistic", "tree_method": "exact", "max_depth": max_depth,
+            "learning_rate": 1.0, "lambda": 0.0, "min_child_weight": 0.0,
+            "nthread": threads, "verbosity": 0,
+        }
+
+        def fit_xgb():
+            return xgb.train(params, xgb.DMatrix(Xtr, label=ytr, nthread=threads),
+                             num_boost_round=1)
+
+        s, booster = _best(fit_xgb, repeat)
+        p = booster.predict(xgb.DMatrix(Xte, nthread=threads))
+        nodes = len(booster.trees_to_dataframe())
+        out.append(_Row(task, "XGBoost (exact, 1 tree)", s, n,
+                        np.mean((p > 0.5) == yte), nodes, "", sk_s))
+
+    lgb = libs.get("lightgbm")
+    if lgb is not None:
+        params = {
+            "objective": "binary", "learning_rate": 1.0, "num_leaves": 1024,
+            "max_depth": max_depth, "min_data_in_leaf": 1, "min_sum_hessian_in_leaf": 0.0,
+            "lambda_l2": 0.0, "max_bin": 255, "num_threads": threads, "verbose": -1,
+        }
+
+        def fit_lgb():
+            return lgb.train(params, lgb.Dataset(Xtr, label=ytr), num_boost_round=1)
+
+        s, booster = _best(fit_lgb, repeat)
+        p = booster.predict(Xte)
+        leaves = booster.dump_model()["tree_info"][0]["num_leaves"]
+        out.append(_Row(task, "LightGBM (hist, 1 tree)", s, n,
+                        np.mean((p > 0.5) == yte), 2 * leaves - 1, "", sk_s))
+    return out, (tree, clf)
+
+
+def _predict_rows(tree, clf, Xte, yte, repeat):
+    import numpy as np
+
+    import fastdt
+
+    reps = max(3, repeat)
+    sk_s, sk_p = _best(lambda: clf.predict_proba(Xte), reps)
+    fd_s, fd_p = _best(lambda: fastdt.predict_proba(tree, Xte), reps)
+    task = "predict_proba, depth 10"
+    n = Xte.shape[0]
+    same = "yes" if np.array_equal(fd_p, sk_p) else "no (different trees)"
+    return [
+        _Row(task, "fastdt", fd_s, n, np.mean(fastdt.predict(tree, Xte) == yte),
+             tree.node_count, same, sk_s),
+        _Row(task, "scikit-learn", sk_s, n, np.mean(clf.predict(Xte) == yte),
+             clf.tree_.node_count, "(reference)", sk_s),
+    ]
+
+
+def main(argv=None):
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import common  # also makes a checkout's fastdt importable
+
+    import numba
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    threads = common.set_threads(args.threads or numba.config.NUMBA_NUM_THREADS)
+    libs = {name: _optional(name) for name in ("xgboost", "lightgbm")}
+
+    cmd = "python " + " ".join(shlex.quote(a) for a in
+                                [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+    report = [f"Command: `{cmd}`", ""]
+    report += [f"{line}  " for line in _machine_lines(threads, libs)]
+    print("\n".join(report), flush=True)
+
+    def say(line):
+        report.append(line)
+        print(line, flush=True)
+
+    n_inf = min(10, args.features)
+    X, y = make_classification(
+        n_samples=args.rows, n_features=args.features, n_informative=n_inf,
+        n_redundant=min(2, args.features - n_inf), random_state=0,
+    )
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    cut = int(0.8 * args.rows)
+    data = (X[:cut], y[:cut], X[cut:], y[cut:])
+    say(f"Data: make_classification, {args.rows:,} rows x {args.features} features "
+        f"(float32), {cut:,} train / {args.rows - cut:,} test; fit times are the best of "
+        f"{args.repeat}.  ")
+
+    say(f"fastdt JIT warm-up (compile or cache load; fit+predict on "
+        f"{common.WARMUP_ROWS:,} rows): {common.warm_up(np.float32):.2f} s  ")
+    if not args.quick:
+        with tempfile.TemporaryDirectory(prefix="fastdt-numba-") as d:
+            cold = common.startup_times(d, threads=threads)
+            warm = common.startup_times(d, threads=threads)
+        for name, t in (("cold start (empty NUMBA_CACHE_DIR)", cold),
+                        ("warm start (filled NUMBA_CACHE_DIR)", warm)):
+            say(f"{name}: import {t['import']:.2f} s + first fit+predict on "
+                f"{common.WARMUP_ROWS:,} rows {t['fit_predict']:.2f} s = {t['total']:.2f} s  ")
+    say("")
+
+    rows, trees = _fit_rows("fit, max_depth=10", 10, data, threads, args.repeat,
+                            libs, with_boosters=True)
+    if not args.skip_unlimited:
+        unl, _ = _fit_rows("fit, max_depth=None", None, data, threads, args.repeat,
+                           libs, with_boosters=False)
+        rows += unl
+    rows += _predict_rows(*trees, data[2], data[3], args.repeat)
+
+    for line in _table(rows):
+        say(line)
+    say("")
+    say("Ties between equally good splits: scikit-learn breaks them by its random feature "
+        "order (random_state), fastdt by the lowest feature index, so the two trees can "
+        "differ where ties occur (small nodes, redundant features).")
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(report) + "\n")
+        print(f"\n(written to {args.out})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Text export of a fitted tree: indented rules in the style of scikit-learn's
+``export_text``.
+
+Only the public node arrays of :class:`~fastdt.tree.Tree` are read; the walk is an
+explicit stack, so trees of any depth export without hitting Python's recursion
+limit.
+"""
+
+import numpy as np
+
+from ._config import LEAF
+from ._input import NotFittedError
+from .tree import Tree
+
+__all__ = ["export_text"]
+
+_BRANCH = "|   "
+_ARROW = "|--- "
+
+
+def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_depth=None,
+                show_weights=False):
+    """Render a fitted tree as indented if/else rules.
+
+    The layout follows scikit-learn's ``export_text``::
+
+        |--- petal_len <= 2.450
+        |   |--- class: setosa
+        |--- petal_len >  2.450
+        |   |--- petal_wid <= 1.750
+        |   |   |--- class: versicolor
+        ...
+
+    A row goes left (the ``<=`` line) when its value is at most the threshold.
+    Categorical splits, when present, read ``name in {codes}`` / ``name not in
+    {codes}`` (the category codes that go left).
+
+    Parameters
+    ----------
+    tree : Tree or fitted estimator
+        A :class:`fastdt.Tree`, or any object whose ``tree_`` attribute is one
+        (a fitted fastdt estimator).
+    feature_names : sequence of str, optional
+        One name per feature. Defaults to ``tree.feature_names``, else
+        ``feature_0``, ``feature_1``, ...
+    class_names : sequence, optional
+        One name per class, in the order of ``tree.classes`` (classification only).
+        Defaults to ``tree.classes``.
+    decimals : int, default=3
+        Digits after the decimal point of thresholds, regression values and weights.
+    max_depth : int, optional
+        Show the splits of nodes at depth ``<= max_depth`` only (the root has depth
+        0); a deeper subtree is replaced by ``truncated branch of depth d``, where
+        ``d`` counts the levels of the hidden subtree (a lone leaf is still shown).
+        Default: the whole tree.
+    show_weights : bool, default=False
+        Classification: prefix each leaf's class with its weighted class counts,
+        ``weights: [w_0, w_1, ...]``. Ignored for regression trees (as in
+        scikit-learn).
+
+    Returns
+    -------
+    str
+        The rules, one per line, each line ending in a newline.
+
+    Raises
+    ------
+    TypeError
+        If ``tree`` is neither a fastdt Tree nor an object with one in ``tree_``.
+    NotFittedError
+        If ``tree`` is an estimator that has not been fitted (a ``ValueError``).
+    ValueError
+        If ``feature_names`` or ``class_names`` has the wrong length, or ``decimals``
+        or ``max_depth`` is negative.
+
+    Examples
+    --------
+    >>> import fastdt
+    >>> tree = fastdt.fit([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1])
+    >>> print(fastdt.export_text(tree, feature_names=["x"]), end="")
+    |--- x <= 1.500
+    |   |--- class: 0
+    |--- x >  1.500
+    |   |--- class: 1
+    """
+    tree = _tree_of(tree)
+    names = _feature_names(tree, feature_names)
+    classification = tree.task == "classification"
+    labels = _class_names(tree, class_names) if classification else None
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or decimals < 0:
+        raise ValueError(f"decimals must be an int >= 0, got {decimals!r}")
+    if max_depth is not None and (
+        isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
+        or max_depth < 0
+    ):
+        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
+    limit = None if max_depth is None else int(max_depth)
+    fmt = f"{{:.{int(decimals)}f}}"
+
+    def number(v):
+        return fmt.format(v)
+
+    def leaf_line(node):
+        if classification:
+            text = f"class: {labels[int(np.argmax(tree.value[node]))]}"
+            if show_weights:
+                w = tree.value[node] * tree.weighted_n_node_samples[node]
+                text = f"weights: [{', '.join(number(x) for x in w)}] {text}"
+            return text
+        return f"value: [{number(tree.value[node, 0])}]"
+
+    heights = _subtree_heights(tree) if limit is not None else None
+    if tree.left[0] == LEAF:  # a single-leaf tree
+        return _ARROW + leaf_line(0) + "\n"
+    # Stack of (node, level, text of the split line that leads to it); the root is at
+    # level 0 and has no such line. Pushing right before left emits left branches first.
+    stack = [(0, 0, None)]
+    lines = []
+    while stack:
+        node, level, header = stack.pop()
+        if header is not None:
+            lines.append(_BRANCH * (level - 1) + _ARROW + header)
+        if tree.left[node] == LEAF:
+            lines.append(_BRANCH * level + _ARROW + leaf_line(node))
+            continue
+        if limit is not None and tree.depth[node] > limit:
+            lines.append(_BRANCH * level + _ARROW
+                         + f"truncated branch of depth {int(heights[node])}")
+            continue
+        left_text, right_text = _split_text(tree, node, names, number)
+        stack.append((int(tree.right[node]), level + 1, right_text))
+        stack.append((int(tree.left[node]), level + 1, left_text))
+    return "\n".join(lines) + "\n"
+
+
+def _tree_of(obj):
+    if isinstance(obj, Tree):
+        return obj
+    inner = getattr(obj, "tree_", None)
+    if isinstance(inner, Tree):
+        return inner
+    if hasattr(obj, "fit") and inner is None:
+        raise NotFittedError(
+            f"This {type(obj).__name__} instance is not fitted yet; call 'fit' before "
+            "exporting it"
+        )
+    raise TypeError(
+        f"expected a fastdt Tree or a fitted fastdt estimator, got {type(obj).__name__}"
+    )
+
+
+def _feature_names(tree, feature_names):
+    if feature_names is None:
+        if tree.feature_names is not None:
+            return [str(n) for n in tree.feature_names]
+        return [f"feature_{i}" for i in range(tree.n_features)]
+    if isinstance(feature_names, str):
+        raise ValueError("feature_names must be a sequence of names, not a single string")
+    names = [str(n) for n in feature_names]
+    if len(names) != tree.n_features:
+        raise ValueError(
+            f"feature_names has {len(names)} name(s), but the tree has "
+            f"{tree.n_features} feature(s)"
+        )
+    return names
+
+
+def _class_names(tree, class_names):
+    n_classes = tree.value.shape[1]
+    if class_names is None:
+        return [str(c) for c in tree.classes]
+    if isinstance(class_names, str):
+        raise ValueError("class_names must be a sequence of names, not a single string")
+    names = [str(c) for c in class_names]
+    if len(names) != n_classes:
+        raise ValueError(
+            f"class_names has {len(names)} name(s), but the tree has {n_classes} class(es)"
+        )
+    return names
+
+
+def _subtree_heights(tree):
+    """Levels of the subtree under every node (1 for a leaf). Children have larger ids
+    than their parents, so one reverse sweep suffices."""
+    left = tree.left
+    right = tree.right
+    heights = np.ones(left.shape[0], dtype=np.int64)
+    for node in np.flatnonzero(left != LEAF)[::-1]:
+        heights[node] = 1 + max(heights[left[node]], heights[right[node]])
+    return heights
+
+
+def _split_text(tree, node, names, number):
+    f = int(tree.feature[node])
+    name = names[f]
+    if tree.cat_offset[node] >= 0:
+        codes = _left_categories(tree, node, f)
+        listed = "{" + ", ".join(str(c) for c in codes) + "}"
+        return f"{name} in {listed}", f"{name} not in {listed}"
+    t = number(tree.threshold[node])
+    return f"{name} <= {t}", f"{name} >  {t}"
+
+
+def _left_categories(tree, node, f):
+    start = int(tree.cat_offset[node])
+    out = []
+    for code in range(int(tree.n_categories[f])):
+        word = int(tree.cat_bitsets[start + (code >> 6)])
+        if (word >> (code & 63)) & 1:
+            out.append(code)
+    return out

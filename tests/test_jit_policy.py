@@ -1,0 +1,76 @@
+"""The numba policy: every kernel uses the presets of ``_config`` (cache=True, nogil, no
+fastmath), kernels live only in ``_*.py`` modules and ``kernels.py``, and each kernel
+compiles for at most two signatures (float32 and float64 X)."""
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastdt
+from fastdt import _config
+
+PKG = Path(fastdt.__file__).parent
+
+
+def _decorated(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                yield node, dec
+
+
+def _name(dec):
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return getattr(target, "id", None)
+
+
+def test_presets_are_cached_and_exact():
+    assert _config.JIT_OPTIONS["cache"] is True
+    assert _config.PJIT_OPTIONS["cache"] is True and _config.PJIT_OPTIONS["parallel"] is True
+    for opts in (_config.JIT_OPTIONS, _config.PJIT_OPTIONS):
+        assert "fastmath" not in opts
+
+
+def test_every_kernel_uses_a_preset():
+    kernels = 0
+    for path in PKG.glob("*.py"):
+        src = path.read_text()
+        assert "fastmath" not in src or path.name == "_config.py", path
+        for func, dec in _decorated(ast.parse(src)):
+            name = _name(dec)
+            assert name not in ("njit", "jit", "vectorize", "guvectorize", "jitclass"), (
+                f"{path.name}:{func.name} uses numba directly; use _config.JIT or PJIT"
+            )
+            if name in ("JIT", "PJIT"):
+                kernels += 1
+                assert path.name.startswith("_") or path.name == "kernels.py", (
+                    f"{path.name}:{func.name}: kernels live in _*.py modules or kernels.py"
+                )
+    assert kernels >= 10
+
+
+def test_signature_count():
+    import os
+
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        pytest.skip("JIT disabled")
+    from fastdt import _exact, _grow, kernels
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    for dtype in (np.float32, np.float64):
+        for weights in (None, rng.uniform(0.5, 1.5, 200)):
+            t = fastdt.fit(X.astype(dtype), y, sample_weight=weights, max_depth=3)
+            fastdt.predict_proba(t, X.astype(dtype))
+            fastdt.decision_path(t, X.astype(dtype))
+            fastdt.fit(X.astype(dtype), X[:, 1], max_depth=3, max_leaf_nodes=4)
+    for mod in (_exact, _grow, kernels):
+        for name in dir(mod):
+            k = getattr(mod, name)
+            if hasattr(k, "signatures") and hasattr(k, "py_func"):
+                assert len(k.signatures) <= 2, (mod.__name__, name, k.signatures)

@@ -1,0 +1,119 @@
+"""Property tests (hypothesis): invariances every exact CART tree must have."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fastdt
+
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def datasets(draw, task="classification"):
+    n = draw(st.integers(2, 60))
+    m = draw(st.integers(1, 4))
+    # integer-valued features on a coarse grid: ties between rows are common, and
+    # distinct values are far apart (> FEATURE_THRESHOLD)
+    X = np.array(draw(st.lists(st.lists(st.integers(-5, 5), min_size=m, max_size=m),
+                               min_size=n, max_size=n)), dtype=np.float64)
+    if task == "classification":
+        y = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    else:
+        # quarter units: distinct targets differ by far more than the EPSILON of the
+        # purity test (a node with variance <= 2.2e-16 is a leaf, as in scikit-learn)
+        y = np.array(draw(st.lists(st.integers(-400, 400), min_size=n, max_size=n))) / 4.0
+    return X, y
+
+
+def _same_predictions(t1, X1, t2, X2):
+    np.testing.assert_array_equal(fastdt.predict(t1, X1), fastdt.predict(t2, X2))
+    if t1.task == "classification":
+        np.testing.assert_array_equal(fastdt.predict_proba(t1, X1), fastdt.predict_proba(t2, X2))
+
+
+@SETTINGS
+@given(datasets(), st.integers(0, 3), st.sampled_from(["gini", "entropy", "gain_ratio"]))
+def test_invariant_to_increasing_transform(data, f, criterion):
+    X, y = data
+    f = f % X.shape[1]
+    X2 = X.copy()
+    X2[:, f] = np.exp(X[:, f] / 2.0) * 3.0 + 1.0  # strictly increasing, gaps stay > 1e-7
+    t1 = fastdt.fit(X, y, criterion=criterion)
+    t2 = fastdt.fit(X2, y, criterion=criterion)
+    assert t1.node_count == t2.node_count
+    np.testing.assert_array_equal(t1.feature, t2.feature)
+    _same_predictions(t1, X, t2, X2)
+
+
+@SETTINGS
+@given(datasets(), st.randoms(use_true_random=False))
+def test_invariant_to_row_order(data, rnd):
+    X, y = data
+    perm = np.array(rnd.sample(range(len(y)), len(y)))
+    t1 = fastdt.fit(X, y)
+    t2 = fastdt.fit(X[perm], y[perm])
+    assert t1 == t2
+
+
+@SETTINGS
+@given(datasets("regression"), st.randoms(use_true_random=False))
+def test_regression_invariant_to_row_order(data, rnd):
+    X, y = data
+    perm = np.array(rnd.sample(range(len(y)), len(y)))
+    # sums of real numbers are added in an order fixed by the values (ties by y, w), so
+    # even regression trees are identical bit for bit
+    t1 = fastdt.fit(X, y, max_depth=4)
+    t2 = fastdt.fit(X[perm], y[perm], max_depth=4)
+    assert t1 == t2
+    w = np.linspace(0.5, 2.0, len(y))
+    assert fastdt.fit(X, y, sample_weight=w) == fastdt.fit(X[perm], y[perm], sample_weight=w[perm])
+
+
+@SETTINGS
+@given(datasets(), st.sampled_from(["gini", "entropy", "gain_ratio"]))
+def test_unlimited_tree_fits_distinct_rows(data, criterion):
+    X, y = data
+    # keep one label per distinct row: then the training data is fitted exactly
+    _, first = np.unique(X, axis=0, return_index=True)
+    X, y = X[first], y[first]
+    t = fastdt.fit(X, y, criterion=criterion)
+    np.testing.assert_array_equal(fastdt.predict(t, X), y)
+
+
+@SETTINGS
+@given(datasets("regression"))
+def test_regression_unlimited_fits_distinct_rows(data):
+    X, y = data
+    _, first = np.unique(X, axis=0, return_index=True)
+    X, y = X[first], y[first]
+    t = fastdt.fit(X, y)
+    np.testing.assert_allclose(fastdt.predict(t, X), y, rtol=1e-9, atol=1e-9)
+
+
+@SETTINGS
+@given(datasets(), st.integers(1, 4), st.integers(1, 5))
+def test_limits_hold(data, max_depth, min_samples_leaf):
+    X, y = data
+    t = fastdt.fit(X, y, max_depth=max_depth, min_samples_leaf=min_samples_leaf)
+    assert t.max_depth <= max_depth
+    leaves = t.left == fastdt.LEAF
+    if t.node_count > 1:
+        assert t.n_node_samples[leaves].min() >= min_samples_leaf
+    assert t.n_node_samples[0] == len(y)
+    internal = ~leaves
+    np.testing.assert_array_equal(
+        t.n_node_samples[internal],
+        t.n_node_samples[t.left[internal]] + t.n_node_samples[t.right[internal]],
+    )
+
+
+@SETTINGS
+@given(datasets(), st.integers(2, 8))
+def test_max_leaf_nodes(data, max_leaf_nodes):
+    X, y = data
+    t = fastdt.fit(X, y, max_leaf_nodes=max_leaf_nodes)
+    assert t.n_leaves <= max_leaf_nodes
+    t.validate()
