@@ -10,6 +10,9 @@ Everything a kernel needs to agree on with the Python layer is named here, once:
   ``tests/test_jit_policy.py``).
 """
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
@@ -43,6 +46,33 @@ CRITERIA_CLF = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "gain_rat
 # friedman_mse selects the same splits as squared_error (its proxy is a monotone function
 # of the squared-error proxy); scikit-learn >= 1.9 maps it to squared_error, and so do we.
 CRITERIA_REG = {"squared_error": SQUARED_ERROR, "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
+
+# --- the on-disk kernel cache ---------------------------------------------------------
+def _drop_stale_kernel_cache():
+    """Delete fastdt's numba cache when any kernel source changed since it was written.
+
+    numba keys each cached function on its own file only: a kernel that calls a kernel
+    of another module keeps the *old* callee compiled in after that module changes. A
+    fingerprint of every module of the package, kept beside the cache, catches that.
+    """
+    pkg = Path(__file__).resolve().parent
+    digest = hashlib.sha1()
+    for src in sorted(pkg.glob("*.py")):
+        digest.update(src.name.encode())
+        digest.update(src.read_bytes())
+    stamp = pkg / "__pycache__" / "fastdt-kernels.sha1"
+    try:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
+            return
+        for cached in [*pkg.glob("__pycache__/*.nbi"), *pkg.glob("__pycache__/*.nbc")]:
+            cached.unlink()
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
+    except OSError:  # read-only install: numba then caches elsewhere or not at all
+        pass
+
+
+_drop_stale_kernel_cache()
 
 # --- JIT presets ------------------------------------------------------------------
 # cache=True: compile once per machine; nogil: callable from threads.

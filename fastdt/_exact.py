@@ -37,66 +37,117 @@ import math
 import numpy as np
 from numba import prange
 
-from ._config import FEATURE_THRESHOLD, JIT, PJIT, POISSON
+from ._config import FEATURE_THRESHOLD, GINI, JIT, PJIT, POISSON
 from ._criteria import proxy_classification, proxy_regression
 
-_RADIX_BITS = 11
-_RADIX = 1 << _RADIX_BITS
+_MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
 
 
 @JIT
-def _radix_argsort(col, base):
-    """Argsort of a float column by LSD radix sort on order-preserving 64-bit keys.
+def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
+    """Sort one feature row in place by value, carrying ids, targets and weights along.
 
-    The sort is stable with respect to ``base`` (int32 [n], a permutation): rows with
-    equal values keep their order in ``base``. float32 values are widened to float64
-    (exactly), so one key transform serves both dtypes; digits on which all keys agree
-    (e.g. the zero low bits of widened float32) are skipped. Returns
-    ``(order int32 [n], sorted values float64 [n])``.
+    LSD radix sort on order-preserving 64-bit keys: values are widened to float64
+    (exactly) and mapped to unsigned keys whose order is the values' order (-0.0 and
+    0.0 are one value). Only the bits that vary among the keys are sorted, in as few
+    passes of at most 8 bits as they need (float32 data: the low 29 bits are zero, so
+    about 5 passes). The sort is stable: equal values keep their order in the row.
+    Every pass reads in order and writes to 256 streams per array, so no row is ever
+    fetched at random.
     """
-    n = col.shape[0]
-    keys = np.empty(n, dtype=np.uint64)
+    n = xs_f.shape[0]
+    keys = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        v = np.float64(xs_f[i])
+        keys[i] = v if v != 0.0 else 0.0
+    keys = keys.view(np.uint64)  # reinterpreted in place
     top = np.uint64(1) << np.uint64(63)
+    all_or = np.uint64(0)
+    all_and = ~np.uint64(0)
     for i in range(n):
-        b = np.float64(col[base[i]])
-        if b == 0.0:
-            b = 0.0  # -0.0 and 0.0 are one value
-        u = np.array([b]).view(np.uint64)[0]
-        keys[i] = ~u if u & top else u | top
-    n_digits = (64 + _RADIX_BITS - 1) // _RADIX_BITS
-    counts = np.zeros((n_digits, _RADIX), dtype=np.int64)
-    mask = np.uint64(_RADIX - 1)
+        u = keys[i]
+        k = ~u if u & top else u | top
+        keys[i] = k
+        all_or |= k
+        all_and &= k
+    varying = all_or ^ all_and
+    if varying == np.uint64(0):
+        return  # constant row: already sorted
+    lo = 0
+    while (varying >> np.uint64(lo)) & np.uint64(1) == np.uint64(0):
+        lo += 1
+    hi = 63
+    while (varying >> np.uint64(hi)) & np.uint64(1) == np.uint64(0):
+        hi -= 1
+    n_bits = hi - lo + 1
+    n_pass = (n_bits + _MAX_DIGIT_BITS - 1) // _MAX_DIGIT_BITS
+    width = (n_bits + n_pass - 1) // n_pass
+    n_buckets = 1 << width
+    mask = np.uint64(n_buckets - 1)
+    counts = np.zeros((n_pass, n_buckets), dtype=np.int64)
     for i in range(n):
-        k = keys[i]
-        for d in range(n_digits):
-            counts[d, np.int64((k >> np.uint64(d * _RADIX_BITS)) & mask)] += 1
-    order = base.copy()
-    tmp_k = np.empty(n, dtype=np.uint64)
-    tmp_o = np.empty(n, dtype=np.int32)
-    for d in range(n_digits):
-        c = counts[d]
-        if c.max() == n:
-            continue  # every key has the same digit here
-        pos = np.empty(_RADIX, dtype=np.int64)
+        k = keys[i] >> np.uint64(lo)
+        for d in range(n_pass):
+            counts[d, np.int64((k >> np.uint64(d * width)) & mask)] += 1
+    k_a, i_a, y_a, w_a = keys, idx_f.copy(), ys_f.copy(), ws_f.copy()
+    k_b = np.empty(n, dtype=np.uint64)
+    i_b = np.empty(n, dtype=idx_f.dtype)
+    y_b = np.empty(n)
+    w_b = np.empty(ws_f.shape[0])
+    pos = np.empty(n_buckets, dtype=np.int64)
+    for d in range(n_pass):
         acc = 0
-        for b in range(_RADIX):
-            pos[b] = acc
-            acc += c[b]
-        shift = np.uint64(d * _RADIX_BITS)
+        for bkt in range(n_buckets):
+            pos[bkt] = acc
+            acc += counts[d, bkt]
+        shift = np.uint64(lo + d * width)
         for i in range(n):
-            k = keys[i]
-            b = np.int64((k >> shift) & mask)
-            q = pos[b]
-            tmp_k[q] = k
-            tmp_o[q] = order[i]
-            pos[b] = q + 1
-        keys, tmp_k = tmp_k, keys
-        order, tmp_o = tmp_o, order
-    vals = np.empty(n, dtype=np.uint64)
+            k = k_a[i]
+            bkt = np.int64((k >> shift) & mask)
+            q = pos[bkt]
+            pos[bkt] = q + 1
+            k_b[q] = k
+            i_b[q] = i_a[i]
+            y_b[q] = y_a[i]
+            if weighted:
+                w_b[q] = w_a[i]
+        k_a, k_b = k_b, k_a
+        i_a, i_b = i_b, i_a
+        y_a, y_b = y_b, y_a
+        w_a, w_b = w_b, w_a
+    bits = np.empty(n, dtype=np.uint64)
     for i in range(n):
-        k = keys[i]
-        vals[i] = k ^ top if k & top else ~k
-    return order, vals.view(np.float64)
+        k = k_a[i]
+        bits[i] = k ^ top if k & top else ~k
+    vals = bits.view(np.float64)
+    for i in range(n):
+        xs_f[i] = vals[i]
+        idx_f[i] = i_a[i]
+        ys_f[i] = y_a[i]
+        if weighted:
+            ws_f[i] = w_a[i]
+
+
+@PJIT
+def _gather_rows(X, y, w, base, idx, xs, ys, ws):
+    """Lay out every feature row in ``base`` order: ``xs[f, i] = X[base[i], f]`` etc.
+
+    One random fetch per row of X (a whole row is one or two cache lines), not one per
+    value; rows are handled in parallel blocks.
+    """
+    n, n_features = X.shape
+    weighted = ws.shape[1] == n
+    block = 4096
+    for blk in prange((n + block - 1) // block):
+        for i in range(blk * block, min(n, (blk + 1) * block)):
+            r = base[i]
+            yr = y[r]
+            for f in range(n_features):
+                xs[f, i] = X[r, f]
+                idx[f, i] = r
+                ys[f, i] = yr
+                if weighted:
+                    ws[f, i] = w[r]
 
 
 @PJIT
@@ -119,23 +170,13 @@ def presort(X, y, w, base, idx, xs, ys, ws):
     base : int32 [n]
         Row order for ties (see above).
     idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
-        Output: the presorted layout of the module docstring (stable in sample id).
+        Output: the presorted layout of the module docstring.
     """
     n, n_features = X.shape
     weighted = ws.shape[1] == n
+    _gather_rows(X, y, w, base, idx, xs, ys, ws)
     for f in prange(n_features):
-        col = np.empty(n, dtype=X.dtype)
-        for i in range(n):
-            col[i] = X[i, f]
-        order, vals = _radix_argsort(col, base)
-        for p in range(n):
-            i = order[p]
-            idx[f, p] = i
-            xs[f, p] = vals[p]
-            ys[f, p] = y[i]
-        if weighted:
-            for p in range(n):
-                ws[f, p] = w[order[p]]
+        _radix_sort_row(xs[f], idx[f], ys[f], ws[f], weighted)
 
 
 @JIT
@@ -176,14 +217,23 @@ def _scan_segment(
 
     Returns ``(proxy, n_left, threshold, non_constant)``; ``n_left == 0`` means no
     valid split. Ties keep the first (lowest threshold) candidate.
+
+    Gini is scored without a division per candidate: its proxy
+    ``sum(l**2)/wl + sum(r**2)/wr`` is kept as the fraction ``num / den`` with
+    ``num = sum(l**2)*wr + sum(r**2)*wl`` and ``den = wl*wr``, and candidates are
+    compared by cross-multiplication (exact ties stay ties: first one wins).
     """
     best = -np.inf
+    best_num = -1.0
+    best_den = 0.0
     best_nl = 0
     best_thr = np.nan
     if xs_f[b - 1] <= xs_f[a] + FEATURE_THRESHOLD:
         return best, best_nl, best_thr, False
-    for c in range(left.shape[0]):
+    n_classes = left.shape[0]
+    for c in range(n_classes):
         left[c] = 0.0
+    gini = is_clf and crit == GINI
     wl = 0.0
     sl = 0.0
     # candidates need at least min_samples_leaf rows on each side
@@ -205,17 +255,35 @@ def _scan_segment(
         wr = w_node - wl
         if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
             continue
-        if is_clf:
-            proxy = proxy_classification(crit, left, total, wl, wr, imp_node, work)
+        if gini:
+            sq_l = 0.0
+            sq_r = 0.0
+            for c in range(n_classes):
+                lc = left[c]
+                rc = total[c] - lc
+                sq_l += lc * lc
+                sq_r += rc * rc
+            num = sq_l * wr + sq_r * wl
+            den = wl * wr
+            if num * best_den <= best_num * den:
+                continue
+            best_num = num
+            best_den = den
         else:
-            proxy = proxy_regression(crit, sl, wl, total[1] - sl, wr)
-        if proxy > best:
+            if is_clf:
+                proxy = proxy_classification(crit, left, total, wl, wr, imp_node, work)
+            else:
+                proxy = proxy_regression(crit, sl, wl, total[1] - sl, wr)
+            if not proxy > best:
+                continue
             best = proxy
-            best_nl = p + 1 - a
-            thr = np.float64(x0) / 2.0 + np.float64(x1) / 2.0  # float64 even for float32 X
-            if thr >= x1:  # rounding reached the right value: keep x <= thr exact
-                thr = x0
-            best_thr = thr
+        best_nl = p + 1 - a
+        thr = np.float64(x0) / 2.0 + np.float64(x1) / 2.0  # float64 even for float32 X
+        if thr >= x1:  # rounding reached the right value: keep x <= thr exact
+            thr = x0
+        best_thr = thr
+    if gini and best_den > 0.0:
+        best = best_num / best_den
     return best, best_nl, best_thr, True
 
 
