@@ -13,6 +13,7 @@ from math import ceil
 import numpy as np
 
 from ._config import CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, WEIGHT_DTYPE
+from ._validate import count_nonfinite
 
 
 class DataConversionWarning(UserWarning):
@@ -288,9 +289,9 @@ def check_X(X, *, n_features=None, feature_names=None, estimator_name=None, allo
     if n_features is not None and m != n_features:
         who = estimator_name or "the tree"
         raise ValueError(f"X has {m} features, but {who} is expecting {n_features} features as input")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        if np.isinf(arr).any():
+    n_nan, n_inf = count_nonfinite(arr)
+    if n_nan or n_inf:
+        if n_inf:
             raise ValueError("Input X contains infinity or a value too large for its dtype")
         if not allow_nan:
             raise ValueError(

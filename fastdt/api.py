@@ -10,7 +10,7 @@ from . import _input
 from ._config import CRITERIA_CLF, CRITERIA_REG, FORMAT_VERSION, ID_DTYPE, POISSON
 from ._exact import presort
 from ._grow import bfs_order, grow_tree
-from .kernels import apply_batch, decision_path_batch, value_batch
+from .kernels import apply_batch, apply_numeric_batch, decision_path_batch, step_arrays
 from .tree import Tree, empty_extras
 
 __all__ = ["fit", "predict", "predict_proba", "apply", "decision_path"]
@@ -166,19 +166,25 @@ def _X_for(tree, X, estimator_name=None):
     )
 
 
+def _leaves(tree, Xa):
+    out = np.empty(Xa.shape[0], dtype=np.int64)
+    # check_X has rejected NaN: numeric-only trees take the branch-free kernel
+    if tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0:
+        packed, thresholds = step_arrays(tree.arrays, Xa.dtype)
+        apply_numeric_batch(packed, thresholds, tree.max_depth, Xa, out)
+    else:
+        apply_batch(tree.arrays, Xa, out)
+    return out
+
+
 def apply(tree, X, *, _estimator_name=None):
     """Leaf id (int64) reached by every row of ``X``."""
-    Xa = _X_for(tree, X, _estimator_name)
-    out = np.empty(Xa.shape[0], dtype=np.int64)
-    apply_batch(tree.arrays, Xa, out)
-    return out
+    return _leaves(tree, _X_for(tree, X, _estimator_name))
 
 
 def _values(tree, X, estimator_name=None):
-    Xa = _X_for(tree, X, estimator_name)
-    out = np.empty((Xa.shape[0], tree.n_values), dtype=np.float64)
-    value_batch(tree.arrays, Xa, out)
-    return out
+    leaves = _leaves(tree, _X_for(tree, X, estimator_name))
+    return np.take(tree.value, leaves, axis=0)
 
 
 def predict_proba(tree, X, *, _estimator_name=None):
@@ -206,8 +212,7 @@ def decision_path(tree, X, *, _estimator_name=None):
     indicator matrix.
     """
     Xa = _X_for(tree, X, _estimator_name)
-    leaves = np.empty(Xa.shape[0], dtype=np.int64)
-    apply_batch(tree.arrays, Xa, leaves)
+    leaves = _leaves(tree, Xa)
     indptr = np.zeros(Xa.shape[0] + 1, dtype=np.int64)
     np.cumsum(tree.depth[leaves].astype(np.int64) + 1, out=indptr[1:])
     indices = np.empty(indptr[-1], dtype=np.int64)

@@ -129,3 +129,67 @@ def decision_path_batch(t, X, indptr, indices):
                 node = t.right[node]
             p += 1
             indices[p] = node
+
+
+# ----------------------------------------------------------------- fast batch traversal
+#
+# For a tree with only numeric splits and rows without NaN, every level of a traversal is
+# ``node = left[node] + (x[feature[node]] > threshold[node])`` (right == left + 1). With
+# leaves turned into self-loops (left = itself, threshold = +inf), ``depth`` such
+# branch-free steps bring every row to its leaf. A block of rows is advanced together,
+# so the processor overlaps their independent chains of loads; ``left`` and ``feature``
+# are packed into one int64 (one load per step), and the thresholds are given in X's
+# dtype so that no value is converted in the loop (see ``step_arrays``).
+
+_BLOCK = 64
+
+
+def step_arrays(t, dtype):
+    """``(packed, thresholds)`` for :func:`apply_numeric_batch` from TreeArrays ``t``.
+
+    ``packed[i] = left << 32 | feature`` (a leaf: itself, feature 0); thresholds are
+    ``+inf`` at leaves. For float32 X the threshold is the largest float32 ``<=`` the
+    float64 threshold: for a float32 ``x``, ``x > t32`` iff ``x > t``.
+    """
+    n = t.left.shape[0]
+    leaf = t.left == LEAF
+    left = np.where(leaf, np.arange(n), t.left).astype(np.int64)
+    feature = np.where(leaf, 0, t.feature).astype(np.int64)
+    packed = (left << 32) | feature
+    thr = np.where(leaf, np.inf, t.threshold)
+    if dtype == np.float32:
+        t32 = thr.astype(np.float32)
+        too_big = t32.astype(np.float64) > thr
+        t32[too_big] = np.nextafter(t32[too_big], np.float32(-np.inf))
+        return packed, t32
+    return packed, thr
+
+
+@PJIT
+def apply_numeric_batch(packed, thresholds, n_steps, X, out):
+    """Leaf ids of the rows of ``X`` for a numeric-only tree (no NaN in ``X``).
+
+    Parameters
+    ----------
+    packed : int64 [n_nodes]
+        ``left << 32 | feature`` at internal nodes; ``own id << 32`` at leaves.
+    thresholds : X.dtype [n_nodes]
+        Thresholds in X's dtype (``step_arrays``); ``+inf`` at leaves.
+    n_steps : int
+        Depth of the tree.
+    X : float32 or float64 [n, n_features]
+    out : int64 [n]
+        Output: leaf ids.
+    """
+    n = X.shape[0]
+    for blk in prange((n + _BLOCK - 1) // _BLOCK):
+        start = blk * _BLOCK
+        stop = min(n, start + _BLOCK)
+        rows = X[start:stop]
+        node = np.zeros(_BLOCK, dtype=np.int64)
+        for _ in range(n_steps):
+            for j in range(stop - start):
+                k = node[j]
+                pk = packed[k]
+                node[j] = (pk >> 32) + (rows[j, pk & 0xFFFFFFFF] > thresholds[k])
+        out[start:stop] = node[: stop - start]
