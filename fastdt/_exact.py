@@ -180,32 +180,33 @@ def presort(X, y, w, base, idx, xs, ys, ws):
 
 
 @JIT
-def _partition_segment(f, idx, xs, ys, ws, weighted, side, a, b, s_idx, s_x, s_y, s_w):
-    """Stable in-place partition of row ``f`` over ``[a, b)``: side 0 first, then side 1."""
+def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x, s_y, s_w):
+    """Stable in-place partition of one feature row over ``[a, b)``: side 0 first, then
+    side 1 (the right part waits in the ``s_*`` scratch buffers)."""
     wpos = a
     r = 0
     for p in range(a, b):
-        i = idx[f, p]
+        i = idx_f[p]
         if side[i] == 0:
-            idx[f, wpos] = i
-            xs[f, wpos] = xs[f, p]
-            ys[f, wpos] = ys[f, p]
+            idx_f[wpos] = i
+            xs_f[wpos] = xs_f[p]
+            ys_f[wpos] = ys_f[p]
             if weighted:
-                ws[f, wpos] = ws[f, p]
+                ws_f[wpos] = ws_f[p]
             wpos += 1
         else:
             s_idx[r] = i
-            s_x[r] = xs[f, p]
-            s_y[r] = ys[f, p]
+            s_x[r] = xs_f[p]
+            s_y[r] = ys_f[p]
             if weighted:
-                s_w[r] = ws[f, p]
+                s_w[r] = ws_f[p]
             r += 1
     for q in range(r):
-        idx[f, wpos + q] = s_idx[q]
-        xs[f, wpos + q] = s_x[q]
-        ys[f, wpos + q] = s_y[q]
+        idx_f[wpos + q] = s_idx[q]
+        xs_f[wpos + q] = s_x[q]
+        ys_f[wpos + q] = s_y[q]
         if weighted:
-            ws[f, wpos + q] = s_w[q]
+            ws_f[wpos + q] = s_w[q]
 
 
 @JIT
@@ -289,7 +290,7 @@ def _scan_segment(
 
 @PJIT
 def split_and_scan(
-    idx, xs, ys, ws, side, part, scratch, scan, scan_stats, scan_w, scan_imp,
+    idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
     is_clf, crit, min_samples_leaf, min_weight_leaf,
     out_proxy, out_nl, out_thr, out_nonconst,
 ):
@@ -302,8 +303,6 @@ def split_and_scan(
         0 if the sample goes to the left child of its (split) node, 1 if right.
     part : int64 [m, 2]
         ``[start, end)`` of each node to partition.
-    scratch : int
-        Length of the largest range in ``part`` (size of each thread's buffers).
     scan : int64 [k, 2]
         ``[start, end)`` of each node to scan.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
@@ -316,6 +315,9 @@ def split_and_scan(
     n_features, n = idx.shape
     weighted = ws.shape[1] == n
     n_stats = scan_stats.shape[1]
+    scratch = 0  # each thread's buffers hold the right part of the largest range
+    for m in range(part.shape[0]):
+        scratch = max(scratch, part[m, 1] - part[m, 0])
     for f in prange(n_features):
         if part.shape[0] > 0:
             s_idx = np.empty(scratch, dtype=idx.dtype)
@@ -323,8 +325,10 @@ def split_and_scan(
             s_y = np.empty(scratch)
             s_w = np.empty(scratch if weighted else 0)
             for m in range(part.shape[0]):
-                _partition_segment(f, idx, xs, ys, ws, weighted, side, part[m, 0], part[m, 1],
-                                   s_idx, s_x, s_y, s_w)
+                # row slices, not the prange index: its integer type varies, and
+                # each variant would compile the helper again
+                _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
+                                   part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
         left = np.empty(n_stats)
         work = np.empty(n_stats)
         for k in range(scan.shape[0]):

@@ -247,7 +247,6 @@ def grow_tree(
                       min_samples_leaf, min_weight_leaf):
         open_nodes = open_nodes[:0]
     part = np.zeros((0, 2), dtype=np.int64)
-    scratch = 0
 
     while True:
         n_open = open_nodes.shape[0]
@@ -269,7 +268,7 @@ def grow_tree(
             t_thr = np.empty((n_open, n_features))
             t_nc = np.empty((n_open, n_features), dtype=np.uint8)
             split_and_scan(
-                idx, xs, ys, ws, side, part, scratch, scan, scan_stats, scan_w, scan_imp,
+                idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
                 is_clf, crit, min_samples_leaf, min_weight_leaf, t_proxy, t_nl, t_thr, t_nc,
             )
             # ---- choose the best feature per node (serial, fixed order), exact gain
@@ -336,7 +335,6 @@ def grow_tree(
         part = np.empty((to_split.shape[0], 2), dtype=np.int64)
         n_next = 0
         n_part = 0
-        scratch = 0
         for node in to_split:
             n_splits += 1
             a = inode[node, _START]
@@ -375,7 +373,6 @@ def grow_tree(
                 part[n_part, 0] = a
                 part[n_part, 1] = b
                 n_part += 1
-                scratch = max(scratch, b - a)
         part = part[:n_part]
         open_nodes = next_open[:n_next]
 
