@@ -136,12 +136,10 @@ def decision_path_batch(t, X, indptr, indices):
 # For a tree with only numeric splits and rows without NaN, every level of a traversal is
 # ``node = left[node] + (x[feature[node]] > threshold[node])`` (right == left + 1). With
 # leaves turned into self-loops (left = itself, threshold = +inf), ``depth`` such
-# branch-free steps bring every row to its leaf. A block of rows is advanced together,
+# branch-free steps bring every row to its leaf. Eight rows are advanced together,
 # so the processor overlaps their independent chains of loads; ``left`` and ``feature``
 # are packed into one int64 (one load per step), and the thresholds are given in X's
 # dtype so that no value is converted in the loop (see ``step_arrays``).
-
-_BLOCK = 64
 
 
 def step_arrays(t, dtype):
@@ -169,6 +167,9 @@ def step_arrays(t, dtype):
 def apply_numeric_batch(packed, thresholds, n_steps, X, out):
     """Leaf ids of the rows of ``X`` for a numeric-only tree (no NaN in ``X``).
 
+    Eight rows advance together, each in its own variable (a register), so the eight
+    chains of dependent loads overlap; the last ``n % 8`` rows go one at a time.
+
     Parameters
     ----------
     packed : int64 [n_nodes]
@@ -182,14 +183,28 @@ def apply_numeric_batch(packed, thresholds, n_steps, X, out):
         Output: leaf ids.
     """
     n = X.shape[0]
-    for blk in prange((n + _BLOCK - 1) // _BLOCK):
-        start = blk * _BLOCK
-        stop = min(n, start + _BLOCK)
-        rows = X[start:stop]
-        node = np.zeros(_BLOCK, dtype=np.int64)
+    for blk in prange(n // 8):
+        s = blk * 8
+        r0, r1, r2, r3 = X[s], X[s + 1], X[s + 2], X[s + 3]
+        r4, r5, r6, r7 = X[s + 4], X[s + 5], X[s + 6], X[s + 7]
+        k0 = k1 = k2 = k3 = k4 = k5 = k6 = k7 = 0
+        m = 0xFFFFFFFF
+        for _ in range(n_steps):  # one level: node = left + (x[feature] > threshold)
+            p0, p1, p2, p3 = packed[k0], packed[k1], packed[k2], packed[k3]
+            p4, p5, p6, p7 = packed[k4], packed[k5], packed[k6], packed[k7]
+            k0 = (p0 >> 32) + (r0[p0 & m] > thresholds[k0])
+            k1 = (p1 >> 32) + (r1[p1 & m] > thresholds[k1])
+            k2 = (p2 >> 32) + (r2[p2 & m] > thresholds[k2])
+            k3 = (p3 >> 32) + (r3[p3 & m] > thresholds[k3])
+            k4 = (p4 >> 32) + (r4[p4 & m] > thresholds[k4])
+            k5 = (p5 >> 32) + (r5[p5 & m] > thresholds[k5])
+            k6 = (p6 >> 32) + (r6[p6 & m] > thresholds[k6])
+            k7 = (p7 >> 32) + (r7[p7 & m] > thresholds[k7])
+        out[s], out[s + 1], out[s + 2], out[s + 3] = k0, k1, k2, k3
+        out[s + 4], out[s + 5], out[s + 6], out[s + 7] = k4, k5, k6, k7
+    for i in range(n - n % 8, n):
+        k = 0
         for _ in range(n_steps):
-            for j in range(stop - start):
-                k = node[j]
-                pk = packed[k]
-                node[j] = (pk >> 32) + (rows[j, pk & 0xFFFFFFFF] > thresholds[k])
-        out[start:stop] = node[: stop - start]
+            pk = packed[k]
+            k = (pk >> 32) + (X[i, pk & 0xFFFFFFFF] > thresholds[k])
+        out[i] = k
