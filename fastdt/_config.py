@@ -16,13 +16,10 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-# --- dtypes at the boundary -------------------------------------------------------
-X_DTYPES = (np.float32, np.float64)  # X keeps the precision it is given
-Y_DTYPE = np.float64  # regression targets
+# --- dtypes at the boundary (X itself stays float32 or float64, as given) ---------
 CODE_DTYPE = np.int32  # class codes 0..n_classes-1
 WEIGHT_DTYPE = np.float64  # sample weights, all sums
 ID_DTYPE = np.int32  # node ids, feature ids, sample indices
-COUNT_DTYPE = np.int64  # n_node_samples, offsets
 
 # --- the tree format ----------------------------------------------------------------
 LEAF = -1  # left/right/feature of a leaf

@@ -37,13 +37,6 @@ def _rng_next(state):
 
 
 @JIT
-def _resize1(a, cap):
-    out = np.empty(cap, dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@JIT
 def _resize2(a, cap):
     out = np.empty((cap, a.shape[1]), dtype=a.dtype)
     out[: a.shape[0]] = a
