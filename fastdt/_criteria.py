@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, JIT, POISSON, SQUARED_ERROR
+from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, JIT, SQUARED_ERROR
 
 _LN2 = math.log(2.0)
 

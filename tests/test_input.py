@@ -5,7 +5,6 @@ message. numba does not check bounds, so anything invalid must be stopped in
 ``fastdt._input`` before a kernel runs.
 """
 
-import os
 import warnings
 
 import numpy as np

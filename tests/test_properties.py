@@ -1,7 +1,6 @@
 """Property tests (hypothesis): invariances every exact CART tree must have."""
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
