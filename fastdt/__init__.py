@@ -1,6 +1,7 @@
 """fastdt: exact decision trees as flat arrays, grown breadth-first by numba kernels."""
 
 from ._config import LEAF
+from .dataset import Dataset
 from .api import apply, decision_path, fit, predict, predict_proba
 from .export import export_text
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
@@ -9,7 +10,7 @@ from .tree import Tree, TreeArrays, load
 __version__ = "0.1.0"
 
 __all__ = [
-    "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
+    "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
     "apply", "decision_path", "export_text", "fit", "load", "predict", "predict_proba",
     "__version__",
 ]

@@ -32,6 +32,11 @@ FEATURE_THRESHOLD = 1e-7
 # A node whose impurity is at most this is pure; improvements are compared with this slack.
 EPSILON = float(np.finfo(np.float64).eps)
 
+# --- the histogram splitter --------------------------------------------------------
+# Memory bound of the histograms kept for the subtraction trick (nodes beyond it have
+# theirs rebuilt from rows when scanned).
+HIST_POOL_BYTES = 512 * 2**20
+
 # --- criterion codes ----------------------------------------------------------------
 GINI = 0
 ENTROPY = 1

@@ -125,6 +125,50 @@ def proxy_regression(crit, sl, wl, sr, wr):
 
 
 @JIT
+def gini_fraction(left, total, wl, wr):
+    """The gini proxy ``sum(l**2)/wl + sum(r**2)/wr`` as a fraction ``(num, den)``.
+
+    ``num = sum(l**2)*wr + sum(r**2)*wl`` and ``den = wl*wr``: candidates are compared
+    by cross-multiplication, without a division per candidate (exact ties stay ties).
+    """
+    sq_l = 0.0
+    sq_r = 0.0
+    for c in range(left.shape[0]):
+        lc = left[c]
+        rc = total[c] - lc
+        sq_l += lc * lc
+        sq_r += rc * rc
+    return sq_l * wr + sq_r * wl, wl * wr
+
+
+@JIT
+def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work):
+    """Proxy of one split candidate as a fraction ``(num, den)`` with ``den > 0``.
+
+    The one scoring rule of every splitter: candidate ``a`` beats ``b`` when
+    ``num_a * den_b > num_b * den_a`` (for every criterion but gini ``den`` is 1, so
+    this is ``num_a > num_b``). ``left``/``total`` are class counts (classification),
+    ``sl`` the left sum of ``w*y`` and ``total[1]`` the node's (regression).
+    """
+    if is_clf:
+        if crit == GINI:
+            return gini_fraction(left, total, wl, wr)
+        return proxy_classification(crit, left, total, wl, wr, parent_impurity, work), 1.0
+    return proxy_regression(crit, sl, wl, total[1] - sl, wr), 1.0
+
+
+@JIT
+def split_threshold(x0, x1):
+    """Threshold between two neighbouring values ``x0 < x1``: their float64 midpoint, or
+    ``x0`` when rounding reaches ``x1`` (so that ``x <= threshold`` keeps ``x0`` left and
+    ``x1`` right, in float32 as in float64)."""
+    thr = np.float64(x0) / 2.0 + np.float64(x1) / 2.0
+    if thr >= x1:
+        thr = np.float64(x0)
+    return thr
+
+
+@JIT
 def improvement(w_node, w_total, imp, wl, imp_l, wr, imp_r):
     """Weighted impurity decrease of a split, as scikit-learn's ``impurity_improvement``:
     ``w_node / w_total * (imp - wr / w_node * imp_r - wl / w_node * imp_l)``."""

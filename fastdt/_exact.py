@@ -37,8 +37,8 @@ import math
 import numpy as np
 from numba import prange
 
-from ._config import FEATURE_THRESHOLD, GINI, JIT, PJIT, POISSON
-from ._criteria import proxy_classification, proxy_regression
+from ._config import FEATURE_THRESHOLD, JIT, PJIT, POISSON
+from ._criteria import score_candidate, split_threshold
 
 _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
 
@@ -53,9 +53,10 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
     passes of at most 8 bits as they need (float32 data: the low 29 bits are zero, so
     about 5 passes). The sort is stable: equal values keep their order in the row.
     Every pass reads in order and writes to 256 streams per array, so no row is ever
-    fetched at random.
+    fetched at random. ``idx_f``/``ys_f`` may be empty (nothing carried along).
     """
     n = xs_f.shape[0]
+    carry = idx_f.shape[0] == n
     keys = np.empty(n, dtype=np.float64)
     for i in range(n):
         v = np.float64(xs_f[i])
@@ -91,8 +92,8 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
             counts[d, np.int64((k >> np.uint64(d * width)) & mask)] += 1
     k_a, i_a, y_a, w_a = keys, idx_f.copy(), ys_f.copy(), ws_f.copy()
     k_b = np.empty(n, dtype=np.uint64)
-    i_b = np.empty(n, dtype=idx_f.dtype)
-    y_b = np.empty(n)
+    i_b = np.empty(idx_f.shape[0], dtype=idx_f.dtype)
+    y_b = np.empty(ys_f.shape[0])
     w_b = np.empty(ws_f.shape[0])
     pos = np.empty(n_buckets, dtype=np.int64)
     for d in range(n_pass):
@@ -107,8 +108,9 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
             q = pos[bkt]
             pos[bkt] = q + 1
             k_b[q] = k
-            i_b[q] = i_a[i]
-            y_b[q] = y_a[i]
+            if carry:
+                i_b[q] = i_a[i]
+                y_b[q] = y_a[i]
             if weighted:
                 w_b[q] = w_a[i]
         k_a, k_b = k_b, k_a
@@ -122,8 +124,9 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
     vals = bits.view(np.float64)
     for i in range(n):
         xs_f[i] = vals[i]
-        idx_f[i] = i_a[i]
-        ys_f[i] = y_a[i]
+        if carry:
+            idx_f[i] = i_a[i]
+            ys_f[i] = y_a[i]
         if weighted:
             ws_f[i] = w_a[i]
 
@@ -217,24 +220,17 @@ def _scan_segment(
     """Best split of one node on one feature (row slices ``xs_f``, ``ys_f``, ``ws_f``).
 
     Returns ``(proxy, n_left, threshold, non_constant)``; ``n_left == 0`` means no
-    valid split. Ties keep the first (lowest threshold) candidate.
-
-    Gini is scored without a division per candidate: its proxy
-    ``sum(l**2)/wl + sum(r**2)/wr`` is kept as the fraction ``num / den`` with
-    ``num = sum(l**2)*wr + sum(r**2)*wl`` and ``den = wl*wr``, and candidates are
-    compared by cross-multiplication (exact ties stay ties: first one wins).
+    valid split. Ties keep the first (lowest threshold) candidate. Candidates are
+    scored by :func:`fastdt._criteria.score_candidate` (gini without a division).
     """
-    best = -np.inf
-    best_num = -1.0
-    best_den = 0.0
+    best_num = -np.inf
+    best_den = 1.0
     best_nl = 0
     best_thr = np.nan
     if xs_f[b - 1] <= xs_f[a] + FEATURE_THRESHOLD:
-        return best, best_nl, best_thr, False
-    n_classes = left.shape[0]
-    for c in range(n_classes):
+        return -np.inf, best_nl, best_thr, False
+    for c in range(left.shape[0]):
         left[c] = 0.0
-    gini = is_clf and crit == GINI
     wl = 0.0
     sl = 0.0
     # candidates need at least min_samples_leaf rows on each side
@@ -256,35 +252,14 @@ def _scan_segment(
         wr = w_node - wl
         if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
             continue
-        if gini:
-            sq_l = 0.0
-            sq_r = 0.0
-            for c in range(n_classes):
-                lc = left[c]
-                rc = total[c] - lc
-                sq_l += lc * lc
-                sq_r += rc * rc
-            num = sq_l * wr + sq_r * wl
-            den = wl * wr
-            if num * best_den <= best_num * den:
-                continue
-            best_num = num
-            best_den = den
-        else:
-            if is_clf:
-                proxy = proxy_classification(crit, left, total, wl, wr, imp_node, work)
-            else:
-                proxy = proxy_regression(crit, sl, wl, total[1] - sl, wr)
-            if not proxy > best:
-                continue
-            best = proxy
+        num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+        if not num * best_den > best_num * den:
+            continue
+        best_num = num
+        best_den = den
         best_nl = p + 1 - a
-        thr = np.float64(x0) / 2.0 + np.float64(x1) / 2.0  # float64 even for float32 X
-        if thr >= x1:  # rounding reached the right value: keep x <= thr exact
-            thr = x0
-        best_thr = thr
-    if gini and best_den > 0.0:
-        best = best_num / best_den
+        best_thr = split_threshold(x0, x1)
+    best = best_num / best_den
     return best, best_nl, best_thr, True
 
 
@@ -301,8 +276,8 @@ def split_and_scan(
     idx, xs, ys, ws : the presorted layout (module docstring); partitioned in place.
     side : uint8 [n]
         0 if the sample goes to the left child of its (split) node, 1 if right.
-    part : int64 [m, 2]
-        ``[start, end)`` of each node to partition.
+    part : int64 [m, 3]
+        ``[start, end)`` (and id) of each node to partition.
     scan : int64 [k, 2]
         ``[start, end)`` of each node to scan.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]

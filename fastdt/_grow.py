@@ -131,11 +131,12 @@ def _choose_feature(proxy, nl, nonconst, n_features, max_features, rng, perm):
     return best_f
 
 
-# --------------------------------------------------------------------------- driver
+# --------------------------------------------------------------------------- node tables
 
 # Columns of the driver's per-node tables (one int64 and one float64 table, so that
-# growing capacity is two copies, not seventeen).
-_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL, _START, _END, _CF, _CNL = range(10)
+# growing capacity is two copies, not seventeen). _SLOT and _CBIN serve the histogram
+# splitter only (histogram slot of an open node; bin of its candidate split).
+_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL, _START, _END, _CF, _CNL, _SLOT, _CBIN = range(12)
 _THR, _IMP, _WNS, _CTHR, _CGAIN = range(5)
 
 
@@ -151,9 +152,217 @@ def _reserve(need, inode, fnode, stats, cand_l, cand_r):
 
 
 @JIT
-def _can_split(n, w, imp, depth, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf):
+def _can_split(n, w, imp, depth, limits):
+    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf = limits
     return not (depth >= max_depth or n < min_samples_split or n < 2 * min_samples_leaf
                 or w < 2 * min_weight_leaf or imp <= EPSILON)
+
+
+@JIT
+def new_tree(root_stats, n, is_clf, crit, limits, max_leaf_nodes):
+    """Node tables holding the root (statistics ``root_stats`` of ``n`` rows).
+
+    Returns ``(inode, fnode, stats, cand_l, cand_r, open_nodes, heap)`` where
+    ``open_nodes`` is ``[0]`` or empty (the root cannot split) and ``heap`` is the
+    ``(keys, nodes)`` pair of the best-first heap.
+    """
+    cap = 64
+    inode = np.zeros((cap, 12), dtype=np.int64)
+    fnode = np.zeros((cap, 5))
+    n_stats = root_stats.shape[0]
+    stats = np.zeros((cap, n_stats))
+    cand_l = np.zeros((cap, n_stats))
+    cand_r = np.zeros((cap, n_stats))
+    stats[0] = root_stats
+    w = _node_weight(is_clf, root_stats)
+    inode[0, _FEAT] = LEAF
+    inode[0, _LEFT] = LEAF
+    inode[0, _RIGHT] = LEAF
+    inode[0, _NNS] = n
+    inode[0, _END] = n
+    inode[0, _SLOT] = -1
+    fnode[0, _THR] = np.nan
+    fnode[0, _WNS] = w
+    fnode[0, _IMP] = impurity(crit, root_stats, w)
+    open_nodes = np.zeros(1, dtype=np.int64)
+    if not _can_split(n, w, fnode[0, _IMP], 0, limits):
+        open_nodes = open_nodes[:0]
+    h_cap = max_leaf_nodes + 2 if max_leaf_nodes > 0 else 0  # empty: level-wise
+    h_key = np.empty(h_cap)
+    h_node = np.empty(h_cap, dtype=np.int64)
+    return inode, fnode, stats, cand_l, cand_r, open_nodes, (h_key, h_node)
+
+
+@JIT
+def node_ranges(open_nodes, inode, fnode, stats):
+    """``[start, end)``, statistics, weight and impurity of each open node (for a scan)."""
+    n_open = open_nodes.shape[0]
+    scan = np.empty((n_open, 2), dtype=np.int64)
+    scan_stats = np.empty((n_open, stats.shape[1]))
+    scan_w = np.empty(n_open)
+    scan_imp = np.empty(n_open)
+    for k in range(n_open):
+        node = open_nodes[k]
+        scan[k, 0] = inode[node, _START]
+        scan[k, 1] = inode[node, _END]
+        scan_stats[k] = stats[node]
+        scan_w[k] = fnode[node, _WNS]
+        scan_imp[k] = fnode[node, _IMP]
+    return scan, scan_stats, scan_w, scan_imp
+
+
+@JIT
+def choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm):
+    """Winning feature (``-1``: none) and left size of every scanned node (serial, in a
+    fixed order: the same tree whatever the thread count)."""
+    n_open, n_features = t_proxy.shape
+    feat = np.empty(n_open, dtype=np.int32)
+    nl = np.zeros(n_open, dtype=np.int64)
+    for k in range(n_open):
+        f = _choose_feature(t_proxy[k], t_nl[k], t_nc[k], n_features, max_features, rng, perm)
+        feat[k] = f
+        if f >= 0:
+            nl[k] = t_nl[k, f]
+    return feat, nl
+
+
+@JIT
+def record_candidates(
+    open_nodes, feat, nl, thr, cbin, lst, rst, inode, fnode, cand_l, cand_r,
+    is_clf, crit, min_impurity_decrease, heap, h_size,
+):
+    """Store each scanned node's chosen split as its candidate (exact gain checked
+    against ``min_impurity_decrease``); best-first growth also pushes it on the heap.
+
+    ``thr``/``cbin`` are the threshold and (histogram splitter) bin of the chosen
+    split, ``lst``/``rst`` the children's statistics. Returns the heap size.
+    """
+    w_total = fnode[0, _WNS]
+    best_first = heap[0].shape[0] > 0
+    for k in range(open_nodes.shape[0]):
+        node = open_nodes[k]
+        inode[node, _CF] = -1
+        f = feat[k]
+        if f < 0:
+            continue
+        wl = _node_weight(is_clf, lst[k])
+        wr = _node_weight(is_clf, rst[k])
+        gain = improvement(
+            fnode[node, _WNS], w_total, fnode[node, _IMP],
+            wl, impurity(crit, lst[k], wl), wr, impurity(crit, rst[k], wr),
+        )
+        if gain + EPSILON < min_impurity_decrease:
+            continue
+        inode[node, _CF] = f
+        inode[node, _CNL] = nl[k]
+        inode[node, _CBIN] = cbin[k]
+        fnode[node, _CTHR] = thr[k]
+        fnode[node, _CGAIN] = gain
+        cand_l[node] = lst[k]
+        cand_r[node] = rst[k]
+        if best_first:
+            h_size = _heap_push(heap[0], heap[1], h_size, gain, node)
+    return h_size
+
+
+@JIT
+def nodes_to_split(open_nodes, inode, heap, h_size, n_splits, max_leaf_nodes):
+    """The nodes to split now: every open node with a candidate (level-wise), or the
+    heap's top while fewer than ``max_leaf_nodes - 1`` splits were made (best-first).
+    Returns ``(to_split, h_size)``."""
+    if max_leaf_nodes > 0:
+        if h_size > 0 and n_splits < max_leaf_nodes - 1:
+            top, h_size = _heap_pop(heap[0], heap[1], h_size)
+            return np.full(1, top, dtype=np.int64), h_size
+        return np.empty(0, dtype=np.int64), h_size
+    m = 0
+    for k in range(open_nodes.shape[0]):
+        if inode[open_nodes[k], _CF] >= 0:
+            m += 1
+    to_split = np.empty(m, dtype=np.int64)
+    m = 0
+    for k in range(open_nodes.shape[0]):
+        if inode[open_nodes[k], _CF] >= 0:
+            to_split[m] = open_nodes[k]
+            m += 1
+    return to_split, h_size
+
+
+@JIT
+def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_clf, crit, limits):
+    """Turn each node of ``to_split`` into an internal node with two new children.
+
+    Children own the left and right part of the parent's ``[start, end)`` range and
+    get their statistics from the parent's candidate. Returns the (possibly grown)
+    tables, the new node count, the children that can split (``next_open``) and the
+    ``[start, end, node]`` rows of the split nodes with at least one open child (the
+    ranges the splitter must partition).
+    """
+    inode, fnode, stats, cand_l, cand_r = _reserve(
+        node_count + 2 * to_split.shape[0], inode, fnode, stats, cand_l, cand_r
+    )
+    next_open = np.empty(2 * to_split.shape[0], dtype=np.int64)
+    part = np.empty((to_split.shape[0], 3), dtype=np.int64)
+    n_next = 0
+    n_part = 0
+    for node in to_split:
+        a = inode[node, _START]
+        b = inode[node, _END]
+        n_l = inode[node, _CNL]
+        inode[node, _FEAT] = inode[node, _CF]
+        inode[node, _LEFT] = node_count
+        inode[node, _RIGHT] = node_count + 1
+        # no missing values in training: missing values follow the larger child
+        inode[node, _MGL] = 1 if n_l > (b - a) - n_l else 0
+        fnode[node, _THR] = fnode[node, _CTHR]
+        any_open = False
+        for j in range(2):
+            c = node_count + j
+            inode[c, _FEAT] = LEAF
+            inode[c, _LEFT] = LEAF
+            inode[c, _RIGHT] = LEAF
+            inode[c, _MGL] = 0
+            inode[c, _CF] = -1
+            inode[c, _SLOT] = -1
+            inode[c, _DEPTH] = inode[node, _DEPTH] + 1
+            inode[c, _START] = a if j == 0 else a + n_l
+            inode[c, _END] = a + n_l if j == 0 else b
+            inode[c, _NNS] = inode[c, _END] - inode[c, _START]
+            stats[c] = cand_l[node] if j == 0 else cand_r[node]
+            wc = _node_weight(is_clf, stats[c])
+            fnode[c, _THR] = np.nan
+            fnode[c, _WNS] = wc
+            fnode[c, _IMP] = impurity(crit, stats[c], wc)
+            if _can_split(inode[c, _NNS], wc, fnode[c, _IMP], inode[c, _DEPTH], limits):
+                next_open[n_next] = c
+                n_next += 1
+                any_open = True
+        node_count += 2
+        if any_open:
+            part[n_part, 0] = a
+            part[n_part, 1] = b
+            part[n_part, 2] = node
+            n_part += 1
+    return inode, fnode, stats, cand_l, cand_r, node_count, next_open[:n_next], part[:n_part]
+
+
+@JIT
+def finish_tree(inode, fnode, stats, node_count):
+    """The public columns of the node tables (see :func:`grow_tree`'s Returns)."""
+    cols = np.array([_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL])
+    return (inode[:node_count][:, cols], fnode[:node_count, :3].copy(),
+            stats[:node_count].copy())
+
+
+@JIT
+def new_rng(seed, n_features):
+    """State of the feature-sampling generator and its permutation scratch."""
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = seed if seed != 0 else np.uint64(0x9E3779B97F4A7C15)
+    return rng, np.empty(n_features, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------- driver
 
 
 @JIT
@@ -162,7 +371,7 @@ def grow_tree(
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes, seed,
 ):
-    """Grow one tree on presorted data.
+    """Grow one tree on presorted data (the exact splitter).
 
     Parameters
     ----------
@@ -196,66 +405,33 @@ def grow_tree(
     renumbered by :func:`bfs_order` after best-first growth.
     """
     n_features, n = idx.shape
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = seed if seed != 0 else np.uint64(0x9E3779B97F4A7C15)
-    perm = np.empty(n_features, dtype=np.int64)
+    limits = (max_depth, min_samples_split, min_samples_leaf, min_weight_leaf)
+    rng, perm = new_rng(seed, n_features)
     side = np.zeros(n, dtype=np.uint8)
 
-    cap = 64
-    inode = np.zeros((cap, 10), dtype=np.int64)
-    fnode = np.zeros((cap, 5))
-    stats = np.zeros((cap, n_stats))
-    cand_l = np.zeros((cap, n_stats))
-    cand_r = np.zeros((cap, n_stats))
-
     weighted = ws.shape[1] == n
+    root = np.zeros(n_stats)
     for p in range(n):
         wi = ws[0, p] if weighted else 1.0
         yv = ys[0, p]
         if is_clf:
-            stats[0, np.int64(yv)] += wi
+            root[np.int64(yv)] += wi
         else:
-            stats[0, 0] += wi
-            stats[0, 1] += wi * yv
-            stats[0, 2] += wi * target_stat(crit, yv)
-    w_total = _node_weight(is_clf, stats[0])
-    inode[0, _FEAT] = LEAF
-    inode[0, _LEFT] = LEAF
-    inode[0, _RIGHT] = LEAF
-    inode[0, _NNS] = n
-    inode[0, _END] = n
-    fnode[0, _THR] = np.nan
-    fnode[0, _WNS] = w_total
-    fnode[0, _IMP] = impurity(crit, stats[0], w_total)
+            root[0] += wi
+            root[1] += wi * yv
+            root[2] += wi * target_stat(crit, yv)
+    inode, fnode, stats, cand_l, cand_r, open_nodes, heap = new_tree(
+        root, n, is_clf, crit, limits, max_leaf_nodes
+    )
     node_count = 1
-
-    best_first = max_leaf_nodes > 0
-    h_key = np.empty(max(max_leaf_nodes, 1) + 2)
-    h_node = np.empty(max(max_leaf_nodes, 1) + 2, dtype=np.int64)
     h_size = 0
     n_splits = 0
-
-    open_nodes = np.zeros(1, dtype=np.int64)
-    if not _can_split(n, w_total, fnode[0, _IMP], 0, max_depth, min_samples_split,
-                      min_samples_leaf, min_weight_leaf):
-        open_nodes = open_nodes[:0]
-    part = np.zeros((0, 2), dtype=np.int64)
-
+    part = np.zeros((0, 3), dtype=np.int64)
     while True:
         n_open = open_nodes.shape[0]
         if n_open > 0:
             # ---- scan: partition last splits, score every (open node, feature)
-            scan = np.empty((n_open, 2), dtype=np.int64)
-            scan_stats = np.empty((n_open, n_stats))
-            scan_w = np.empty(n_open)
-            scan_imp = np.empty(n_open)
-            for k in range(n_open):
-                node = open_nodes[k]
-                scan[k, 0] = inode[node, _START]
-                scan[k, 1] = inode[node, _END]
-                scan_stats[k] = stats[node]
-                scan_w[k] = fnode[node, _WNS]
-                scan_imp[k] = fnode[node, _IMP]
+            scan, scan_stats, scan_w, scan_imp = node_ranges(open_nodes, inode, fnode, stats)
             t_proxy = np.empty((n_open, n_features))
             t_nl = np.empty((n_open, n_features), dtype=np.int64)
             t_thr = np.empty((n_open, n_features))
@@ -264,114 +440,28 @@ def grow_tree(
                 idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
                 is_clf, crit, min_samples_leaf, min_weight_leaf, t_proxy, t_nl, t_thr, t_nc,
             )
-            # ---- choose the best feature per node (serial, fixed order), exact gain
-            feat = np.empty(n_open, dtype=np.int32)
-            nl = np.zeros(n_open, dtype=np.int64)
+            feat, nl = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
+            thr = np.empty(n_open)
             for k in range(n_open):
-                f = _choose_feature(
-                    t_proxy[k], t_nl[k], t_nc[k], n_features, max_features, rng, perm
-                )
-                feat[k] = f
-                if f >= 0:
-                    nl[k] = t_nl[k, f]
+                thr[k] = t_thr[k, feat[k]] if feat[k] >= 0 else np.nan
             lst = np.empty((n_open, n_stats))
             rst = np.empty((n_open, n_stats))
             walk_splits(idx, ys, ws, scan, feat, nl, is_clf, crit, side, lst, rst)
-            for k in range(n_open):
-                node = open_nodes[k]
-                inode[node, _CF] = -1
-                f = feat[k]
-                if f < 0:
-                    continue
-                wl = _node_weight(is_clf, lst[k])
-                wr = _node_weight(is_clf, rst[k])
-                gain = improvement(
-                    fnode[node, _WNS], w_total, fnode[node, _IMP],
-                    wl, impurity(crit, lst[k], wl), wr, impurity(crit, rst[k], wr),
-                )
-                if gain + EPSILON < min_impurity_decrease:
-                    continue
-                inode[node, _CF] = f
-                inode[node, _CNL] = nl[k]
-                fnode[node, _CTHR] = t_thr[k, f]
-                fnode[node, _CGAIN] = gain
-                cand_l[node] = lst[k]
-                cand_r[node] = rst[k]
-                if best_first:
-                    h_size = _heap_push(h_key, h_node, h_size, gain, node)
-
-        # ---- decide which nodes split now
-        if best_first:
-            to_split = np.empty(0, dtype=np.int64)
-            if h_size > 0 and n_splits < max_leaf_nodes - 1:
-                top, h_size = _heap_pop(h_key, h_node, h_size)
-                to_split = np.full(1, top, dtype=np.int64)
-        else:
-            m = 0
-            for k in range(n_open):
-                if inode[open_nodes[k], _CF] >= 0:
-                    m += 1
-            to_split = np.empty(m, dtype=np.int64)
-            m = 0
-            for k in range(n_open):
-                if inode[open_nodes[k], _CF] >= 0:
-                    to_split[m] = open_nodes[k]
-                    m += 1
+            h_size = record_candidates(
+                open_nodes, feat, nl, thr, np.zeros(n_open, dtype=np.int64), lst, rst,
+                inode, fnode, cand_l, cand_r, is_clf, crit, min_impurity_decrease,
+                heap, h_size,
+            )
+        to_split, h_size = nodes_to_split(
+            open_nodes, inode, heap, h_size, n_splits, max_leaf_nodes
+        )
         if to_split.shape[0] == 0:
             break
-
-        # ---- split: append children; collect the next open set and ranges to partition
-        inode, fnode, stats, cand_l, cand_r = _reserve(
-            node_count + 2 * to_split.shape[0], inode, fnode, stats, cand_l, cand_r
+        n_splits += to_split.shape[0]
+        inode, fnode, stats, cand_l, cand_r, node_count, open_nodes, part = split_nodes(
+            to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_clf, crit, limits
         )
-        next_open = np.empty(2 * to_split.shape[0], dtype=np.int64)
-        part = np.empty((to_split.shape[0], 2), dtype=np.int64)
-        n_next = 0
-        n_part = 0
-        for node in to_split:
-            n_splits += 1
-            a = inode[node, _START]
-            b = inode[node, _END]
-            n_l = inode[node, _CNL]
-            inode[node, _FEAT] = inode[node, _CF]
-            inode[node, _LEFT] = node_count
-            inode[node, _RIGHT] = node_count + 1
-            # no missing values in training: missing values follow the larger child
-            inode[node, _MGL] = 1 if n_l > (b - a) - n_l else 0
-            fnode[node, _THR] = fnode[node, _CTHR]
-            any_open = False
-            for j in range(2):
-                c = node_count + j
-                inode[c, _FEAT] = LEAF
-                inode[c, _LEFT] = LEAF
-                inode[c, _RIGHT] = LEAF
-                inode[c, _MGL] = 0
-                inode[c, _CF] = -1
-                inode[c, _DEPTH] = inode[node, _DEPTH] + 1
-                inode[c, _START] = a if j == 0 else a + n_l
-                inode[c, _END] = a + n_l if j == 0 else b
-                inode[c, _NNS] = inode[c, _END] - inode[c, _START]
-                stats[c] = cand_l[node] if j == 0 else cand_r[node]
-                wc = _node_weight(is_clf, stats[c])
-                fnode[c, _THR] = np.nan
-                fnode[c, _WNS] = wc
-                fnode[c, _IMP] = impurity(crit, stats[c], wc)
-                if _can_split(inode[c, _NNS], wc, fnode[c, _IMP], inode[c, _DEPTH], max_depth,
-                              min_samples_split, min_samples_leaf, min_weight_leaf):
-                    next_open[n_next] = c
-                    n_next += 1
-                    any_open = True
-            node_count += 2
-            if any_open:
-                part[n_part, 0] = a
-                part[n_part, 1] = b
-                n_part += 1
-        part = part[:n_part]
-        open_nodes = next_open[:n_next]
-
-    cols = np.array([_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL])
-    return (inode[:node_count][:, cols], fnode[:node_count, :3].copy(),
-            stats[:node_count].copy())
+    return finish_tree(inode, fnode, stats, node_count)
 
 
 @JIT

@@ -107,6 +107,19 @@ _check_criterion.text = "None or one of " + ", ".join(
     repr(c) for c in [*CRITERIA_CLF, *CRITERIA_REG]
 )
 
+def _check_splitter(v):
+    return v is None or v in ("best", "hist")
+
+
+_check_splitter.text = "None, 'best' (exact) or 'hist' (histogram)"
+
+
+def _check_max_bins(v):
+    return v is None or (_is_int(v) and 2 <= v <= 65536)
+
+
+_check_max_bins.text = "None or an int in [2, 65536]"
+
 # name -> (default, check); the single source of fit parameters and their defaults.
 PARAMS = {
     "task": (None, _check_task),
@@ -120,6 +133,8 @@ PARAMS = {
     "max_leaf_nodes": (None, _none_or(_int_at_least(2))),
     "min_impurity_decrease": (0.0, _real_in(0.0, np.inf)),
     "class_weight": (None, _check_class_weight),
+    "splitter": (None, _check_splitter),
+    "max_bins": (None, _check_max_bins),
 }
 
 

@@ -7,9 +7,13 @@ All checks happen in :mod:`fastdt._input` before any kernel runs; the kernels li
 import numpy as np
 
 from . import _input
-from ._config import CRITERIA_CLF, CRITERIA_REG, FORMAT_VERSION, ID_DTYPE, POISSON
+from ._config import (
+    CRITERIA_CLF, CRITERIA_REG, FORMAT_VERSION, HIST_POOL_BYTES, ID_DTYPE, POISSON,
+)
 from ._exact import presort
 from ._grow import bfs_order, grow_tree
+from ._hist import grow_hist, row_arrays
+from .dataset import DEFAULT_MAX_BINS, Dataset
 from .kernels import apply_batch, apply_numeric_batch, decision_path_batch, step_arrays
 from .tree import Tree, empty_extras
 
@@ -46,9 +50,25 @@ def fit(X, y, *, sample_weight=None, **params):
     Tree
     """
     p = _input.check_params(params)
-    feature_names = _input.feature_names_of(X)
-    Xa = _input.check_X(X)
-    n, n_features = Xa.shape
+    splitter = p["splitter"] or ("hist" if isinstance(X, Dataset) else "best")
+    if isinstance(X, Dataset):
+        if splitter != "hist":
+            raise ValueError("a Dataset holds binned features: fit it with splitter='hist'")
+        if p["max_bins"] is not None and p["max_bins"] != X.max_bins:
+            raise ValueError(
+                f"max_bins={p['max_bins']} differs from the Dataset's max_bins={X.max_bins}; "
+                "bin a new Dataset to change it"
+            )
+        dataset, Xa = X, None
+        feature_names = X.feature_names
+        n, n_features = X.shape
+    else:
+        if splitter == "best" and p["max_bins"] is not None:
+            raise ValueError("max_bins applies to splitter='hist' only")
+        dataset = None
+        feature_names = _input.feature_names_of(X)
+        Xa = _input.check_X(X)
+        n, n_features = Xa.shape
     task = _input.infer_task(y, p["task"], p["criterion"])
     criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
     if task == "classification" and criterion not in CRITERIA_CLF:
@@ -83,30 +103,25 @@ def fit(X, y, *, sample_weight=None, **params):
 
     lim = _input.resolve_limits(p, n, n_features, sw)
     seed = _input.seed_from(p["random_state"])
-
-    # Samples of weight zero are left out of the growth, as scikit-learn's splitter
-    # does: they count in no node (n_node_samples, min_samples_*) and place no threshold.
-    # Fractional min_samples_* were resolved above from all samples, as scikit-learn.
-    positive = sw > 0
-    if not positive.all():
-        Xa = np.ascontiguousarray(Xa[positive])
-        target = target[positive]
-        sw = sw[positive]
-        n = Xa.shape[0]
-    weighted = bool(np.any(sw != 1.0))
-    idx = np.empty((n_features, n), dtype=ID_DTYPE)
-    xs = np.empty((n_features, n), dtype=Xa.dtype)
-    ys = np.empty((n_features, n), dtype=np.float64)
-    ws = np.empty((n_features, n if weighted else 0), dtype=np.float64)
-    # ties in a feature are broken by (y, w), so that row order cannot change the sums
-    base = (np.lexsort((sw, target)) if weighted else np.argsort(target, kind="stable"))
-    presort(Xa, target, sw, base.astype(ID_DTYPE), idx, xs, ys, ws)
-    inode, fnode, stats = grow_tree(
-        idx, xs, ys, ws, n_stats, task == "classification", crit,
+    growth = (
         lim["max_depth"], lim["min_samples_split"], lim["min_samples_leaf"],
         lim["min_weight_leaf"], lim["min_impurity_decrease"], lim["max_features"],
         lim["max_leaf_nodes"], seed,
     )
+    is_clf = task == "classification"
+    # Samples of weight zero are left out of the growth, as scikit-learn's splitter
+    # does: they count in no node (n_node_samples, min_samples_*) and place no threshold.
+    # Fractional min_samples_* were resolved above from all samples, as scikit-learn.
+    positive = sw > 0
+    if splitter == "hist":
+        if dataset is None:
+            dataset = Dataset._from_checked(Xa, p["max_bins"] or DEFAULT_MAX_BINS, feature_names)
+            del Xa  # the codes are all a histogram fit needs
+        inode, fnode, stats = _grow_hist(dataset, target, sw, positive, n_stats, is_clf,
+                                         crit, growth)
+    else:
+        inode, fnode, stats = _grow_exact(Xa, target, sw, positive, n_stats, is_clf,
+                                          crit, growth)
     if lim["max_leaf_nodes"] > 0:
         inode, fnode, stats = _renumber_bfs(inode, fnode, stats)
 
@@ -131,6 +146,9 @@ def fit(X, y, *, sample_weight=None, **params):
     record = {k: v for k, v in p.items() if k != "random_state"}
     record["criterion"] = criterion
     record["task"] = task
+    record["splitter"] = splitter
+    if splitter == "hist":
+        record["max_bins"] = dataset.max_bins
     if isinstance(p["random_state"], (int, np.integer)):
         record["random_state"] = int(p["random_state"])
     if isinstance(record.get("class_weight"), dict):
@@ -139,6 +157,41 @@ def fit(X, y, *, sample_weight=None, **params):
         arrays, task=task, n_features=n_features, classes=classes,
         feature_names=feature_names, criterion=criterion, params=record,
         format_version=FORMAT_VERSION,
+    )
+
+
+def _grow_exact(Xa, target, sw, positive, n_stats, is_clf, crit, growth):
+    if not positive.all():
+        Xa = np.ascontiguousarray(Xa[positive])
+        target = target[positive]
+        sw = sw[positive]
+    n, n_features = Xa.shape
+    weighted = bool(np.any(sw != 1.0))
+    idx = np.empty((n_features, n), dtype=ID_DTYPE)
+    xs = np.empty((n_features, n), dtype=Xa.dtype)
+    ys = np.empty((n_features, n), dtype=np.float64)
+    ws = np.empty((n_features, n if weighted else 0), dtype=np.float64)
+    # ties in a feature are broken by (y, w), so that row order cannot change the sums
+    base = (np.lexsort((sw, target)) if weighted else np.argsort(target, kind="stable"))
+    presort(Xa, target, sw, base.astype(ID_DTYPE), idx, xs, ys, ws)
+    return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, *growth)
+
+
+def _grow_hist(dataset, target, sw, positive, n_stats, is_clf, crit, growth):
+    if positive.all():
+        codes = dataset.codes.copy()  # partitioned in place by the fit
+    else:
+        codes = np.ascontiguousarray(dataset.codes[:, positive])
+        target = target[positive]
+        sw = sw[positive]
+    weighted = bool(np.any(sw != 1.0))
+    ycode, rstat = row_arrays(target, sw, is_clf, crit, weighted)
+    width = n_stats + (1 if weighted else 0)
+    slot_bytes = 8 * width * codes.shape[0] * dataset.bin_lo.shape[1]
+    max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
+    return grow_hist(
+        codes, ycode, rstat, weighted, n_stats, is_clf, crit, dataset.n_bins,
+        dataset.bin_lo, dataset.bin_hi, *growth, max_slots,
     )
 
 

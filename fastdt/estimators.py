@@ -330,6 +330,12 @@ class DecisionTreeClassifier(_BaseTree):
     ----------
     criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
         Split quality measure; ``"gain_ratio"`` is C4.5's.
+    splitter : {"best", "hist"} or None, default=None
+        ``"best"``: exact splits (every threshold between two distinct values).
+        ``"hist"``: histogram splits on features binned into at most ``max_bins``
+        bins (faster on large data; the same tree as exact when every feature has at
+        most ``max_bins`` distinct values). ``None``: ``"hist"`` when ``X`` is a
+        :class:`fastdt.Dataset`, else ``"best"``.
     max_depth : int, default=None
         Maximum depth; ``None`` grows until the leaves are pure or too small.
     min_samples_split : int or float, default=2
@@ -349,6 +355,9 @@ class DecisionTreeClassifier(_BaseTree):
     class_weight : dict or "balanced", default=None
         Weights ``{label: weight}`` multiplying the sample weights of each class;
         ``"balanced"`` uses ``n_samples / (n_classes * count(label))``.
+    max_bins : int, default=None
+        Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65536];
+        a :class:`fastdt.Dataset` brings its own.
 
     Attributes
     ----------
@@ -389,6 +398,7 @@ class DecisionTreeClassifier(_BaseTree):
         self,
         *,
         criterion="gini",
+        splitter=None,
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -398,8 +408,10 @@ class DecisionTreeClassifier(_BaseTree):
         max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         class_weight=None,
+        max_bins=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -409,6 +421,7 @@ class DecisionTreeClassifier(_BaseTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
+        self.max_bins = max_bins
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree classifier from the training set ``(X, y)``.
@@ -503,6 +516,12 @@ class DecisionTreeRegressor(_BaseTree):
     criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
         Split quality measure; ``"friedman_mse"`` selects the same splits as
         ``"squared_error"``.
+    splitter : {"best", "hist"} or None, default=None
+        ``"best"``: exact splits (every threshold between two distinct values).
+        ``"hist"``: histogram splits on features binned into at most ``max_bins``
+        bins (faster on large data; the same tree as exact when every feature has at
+        most ``max_bins`` distinct values). ``None``: ``"hist"`` when ``X`` is a
+        :class:`fastdt.Dataset`, else ``"best"``.
     max_depth : int, default=None
         Maximum depth; ``None`` grows until the leaves are pure or too small.
     min_samples_split : int or float, default=2
@@ -519,6 +538,9 @@ class DecisionTreeRegressor(_BaseTree):
         Grow best-first with at most this many leaves.
     min_impurity_decrease : float, default=0.0
         Split only when the weighted impurity decrease is at least this.
+    max_bins : int, default=None
+        Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65536];
+        a :class:`fastdt.Dataset` brings its own.
 
     Attributes
     ----------
@@ -555,6 +577,7 @@ class DecisionTreeRegressor(_BaseTree):
         self,
         *,
         criterion="squared_error",
+        splitter=None,
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
@@ -563,8 +586,10 @@ class DecisionTreeRegressor(_BaseTree):
         random_state=None,
         max_leaf_nodes=None,
         min_impurity_decrease=0.0,
+        max_bins=None,
     ):
         self.criterion = criterion
+        self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
@@ -573,6 +598,7 @@ class DecisionTreeRegressor(_BaseTree):
         self.random_state = random_state
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
+        self.max_bins = max_bins
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree regressor from the training set ``(X, y)``.

@@ -299,7 +299,13 @@ def test_unknown_parameter_name(X, y_clf):
 
 
 def test_sklearn_only_parameter_name(X, y_clf):
-    with pytest.raises(TypeError, match="unknown parameter.*'splitter'"):
+    with pytest.raises(TypeError, match="unknown parameter.*'monotonic_cst'"):
+        fastdt.fit(X, y_clf, monotonic_cst=[0, 0])
+
+
+def test_random_splitter_is_rejected_by_name(X, y_clf):
+    with pytest.raises(ValueError, match="splitter='random' is invalid: splitter must be "
+                                         "None, 'best'"):
         fastdt.fit(X, y_clf, splitter="random")
 
 

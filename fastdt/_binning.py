@@ -1,0 +1,188 @@
+"""Binning for the histogram splitter: bin edges per feature, then one pass over X.
+
+A feature with at most ``max_bins`` distinct values gets one bin per value (values
+closer than ``FEATURE_THRESHOLD`` count as one, as in the exact splitter); otherwise
+its bins hold about equal numbers of rows (quantiles). Edges lie strictly between
+neighbouring values, so a value ``x`` falls in bin ``k`` when
+``edges[k - 1] < x <= edges[k]``: the number of edges below ``x``.
+
+Edges are found on a random subsample of rows (``subsample``, as LightGBM and
+scikit-learn's HistGradientBoosting do). Each bin keeps the smallest and largest
+sampled value in it (``lo``, ``hi``); the edge between bins ``k`` and ``k + 1`` is
+``split_threshold(hi[k], lo[k + 1])``, the exact splitter's threshold rule, and the
+splitter places a threshold between non-empty bins ``k < j`` the same way from
+``hi[k]`` and ``lo[j]``: every training row stays on its side, and with one bin per
+distinct value the thresholds are exactly the exact splitter's. A feature whose rows
+hold values the subsample missed, while it had few enough values for one bin per
+value, is binned again from all its rows: with ``max_bins`` at least the number of
+distinct values, every bin is one value and hist grows the exact splitter's tree.
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+from ._config import FEATURE_THRESHOLD, PJIT
+from ._criteria import split_threshold
+from ._exact import _radix_sort_row
+
+_BLOCK = 1024  # rows per block: a block of X stays in cache while each feature is binned
+
+
+def distinct_groups(sorted_values):
+    """Groups of neighbouring sorted values closer than ``FEATURE_THRESHOLD`` (equal
+    values included): ``(first, last, count)`` of each group."""
+    v = sorted_values
+    starts = np.flatnonzero(np.r_[True, v[1:] > v[:-1] + FEATURE_THRESHOLD])
+    ends = np.r_[starts[1:], v.shape[0]] - 1
+    return v[starts], v[ends], np.diff(np.r_[starts, v.shape[0]])
+
+
+def feature_bins(sorted_values, max_bins):
+    """Bins of one feature from its sorted (sample of) values.
+
+    Returns ``(lo, hi, exact)``: the smallest and largest value of each bin, and
+    whether every bin is one group of values (one bin per value). Edges follow as
+    ``split_threshold(hi[k], lo[k + 1])``.
+    """
+    first, last, counts = distinct_groups(sorted_values)
+    n_groups = first.shape[0]
+    if n_groups <= max_bins:
+        return first, last, True
+    # cut after the group where the running count crosses each quantile
+    cum = np.cumsum(counts)
+    targets = cum[-1] * np.arange(1, max_bins) / max_bins
+    cut = np.unique(np.searchsorted(cum, targets, side="left"))
+    cut = cut[cut < n_groups - 1]
+    lo = first[np.r_[0, cut + 1]]
+    hi = last[np.r_[cut, n_groups - 1]]
+    return lo, hi, False
+
+
+@PJIT
+def sorted_columns(X, rows):
+    """``out[f]`` = the values ``X[rows, f]`` sorted, as float64 (``prange`` over
+    features; the exact splitter's radix sort, -0.0 read as 0.0)."""
+    n_features = X.shape[1]
+    out = np.empty((n_features, rows.shape[0]))
+    m = rows.shape[0]
+    for blk in prange((m + _BLOCK - 1) // _BLOCK):  # whole rows of X at a time
+        for i in range(blk * _BLOCK, min(m, (blk + 1) * _BLOCK)):
+            r = rows[i]
+            for f in range(n_features):
+                out[f, i] = X[r, f]
+    no_ids = np.empty(0, dtype=np.int32)
+    nothing = np.empty(0)
+    for f in prange(n_features):
+        _radix_sort_row(out[f], no_ids, nothing, nothing, False)
+    return out
+
+
+@PJIT
+def bin_columns(X, columns, edges, lo, hi, codes, outside):
+    """Bin the ``columns`` of ``X`` into ``codes``.
+
+    Parameters
+    ----------
+    X : float32 or float64 [n, F], no NaN
+    columns : int64 [m]
+        Features to bin (all of them, or the ones to redo).
+    edges : float64 [F, P - 1]
+        Edges of each feature padded with ``+inf`` to one less than a power of two
+        ``P``: a value's bin is found by a branch-free binary search of ``log2(P)``
+        steps, run for a block of rows at a time so that the steps of many rows overlap.
+    lo, hi : float64 [F, P]
+        Value range of each bin in the sample the edges came from.
+    codes : uint8 or uint16 [F, n]
+        Output: ``codes[f, i]`` is the bin of ``X[i, f]`` (rows of other features kept).
+    outside : uint8 [C, F]
+        Output per chunk of rows: 1 if some value of a feature fell outside its bin's
+        sample range (a value the sample missed).
+    """
+    n = X.shape[0]
+    n_chunks = outside.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    half = (edges.shape[1] + 1) // 2
+    for c in prange(n_chunks):
+        xb = np.empty(_BLOCK)
+        pos = np.empty(_BLOCK, dtype=np.int64)
+        for start in range(c * chunk, min(n, (c + 1) * chunk), _BLOCK):
+            m = min(n, start + _BLOCK, (c + 1) * chunk) - start
+            for j in range(columns.shape[0]):
+                f = columns[j]
+                e = edges[f]
+                for i in range(m):
+                    xb[i] = X[start + i, f]
+                    pos[i] = 0
+                step = half
+                while step > 0:
+                    for i in range(m):
+                        pos[i] += step if e[pos[i] + step - 1] < xb[i] else 0
+                    step >>= 1
+                out = 0
+                lo_f = lo[f]
+                hi_f = hi[f]
+                codes_f = codes[f]
+                for i in range(m):
+                    k = pos[i]
+                    codes_f[start + i] = k
+                    out |= (xb[i] < lo_f[k]) | (xb[i] > hi_f[k])
+                if out:
+                    outside[c, f] = 1
+
+
+def bin_data(X, max_bins, subsample, seed):
+    """Bin every feature of ``X`` (checked, float32/float64, no NaN).
+
+    Returns ``(codes, n_bins, bin_lo, bin_hi)``: codes uint8 (``max_bins <= 256``) or
+    uint16 [F, n]; bins per feature; smallest and largest value of each bin among the
+    rows the edges were found on (float64 [F, B]; padding bins are ``inf``/``-inf``).
+    """
+    n, n_features = X.shape
+    if n > subsample:
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=subsample, replace=False))
+    else:
+        rows = np.arange(n)
+    values = sorted_columns(X, rows)
+    bins = [feature_bins(values[f], max_bins) for f in range(n_features)]
+    codes = np.empty((n_features, n), dtype=np.uint8 if max_bins <= 256 else np.uint16)
+    outside = _bin(X, np.arange(n_features), bins, codes)
+    if n > subsample:
+        # a feature binned one value per bin must not hold values the sample missed:
+        # bin it again from all of its rows
+        redo = [f for f in range(n_features) if bins[f][2] and outside[f]]
+        if redo:
+            full = sorted_columns(X, np.arange(n))
+            for f in redo:
+                bins[f] = feature_bins(full[f], max_bins)
+            del full
+            _bin(X, np.array(redo, dtype=np.int64), bins, codes)
+    n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int32)
+    width = int(n_bins.max())
+    lo = np.full((n_features, width), np.inf)
+    hi = np.full((n_features, width), -np.inf)
+    for f, (blo, bhi, _) in enumerate(bins):
+        lo[f, : blo.shape[0]] = blo
+        hi[f, : bhi.shape[0]] = bhi
+    return codes, n_bins, lo, hi
+
+
+def _bin(X, columns, bins, codes):
+    """Run :func:`bin_columns`; returns, per feature, whether a value fell outside its
+    bin's sample range."""
+    n, n_features = X.shape
+    width = max(b[0].shape[0] for b in bins)
+    p2 = 1
+    while p2 < width:
+        p2 *= 2
+    edges = np.full((n_features, max(p2 - 1, 1)), np.inf)
+    lo = np.full((n_features, p2), np.inf)
+    hi = np.full((n_features, p2), -np.inf)
+    for f, (blo, bhi, _) in enumerate(bins):
+        edges[f, : blo.shape[0] - 1] = [split_threshold(a, b) for a, b in zip(bhi[:-1], blo[1:])]
+        lo[f, : blo.shape[0]] = blo
+        hi[f, : bhi.shape[0]] = bhi
+    n_chunks = int(max(1, min(4 * numba.get_num_threads(), n // 16384)))
+    outside = np.zeros((n_chunks, n_features), dtype=np.uint8)
+    bin_columns(X, columns, edges, lo, hi, codes, outside)
+    return outside.any(axis=0)

@@ -1,0 +1,522 @@
+"""Histogram splitter: binned features, one histogram per (open node, feature).
+
+Data layout (built once per fit from a :class:`fastdt.Dataset`)::
+
+    codes[f, :]   uint8/uint16 bin of every row for feature f, rows grouped by node
+    ycode[:]      class code of each row (classification)
+    rstat[:, :]   per-row statistics: the weight (weighted classification), or
+                  (w, w*y, w*t(y)) for regression; no columns when not needed
+
+    positions:   | node 3: [a3, b3) | node 4: [a4, b4) | ... finished leaves ... |
+
+Unlike the exact splitter's layout, every feature row is in the *same* row order: a
+node owns ``[start, end)`` of all of them, and splitting a node is one stable partition
+of that range, the same in every row (marked once per position in ``side``). Every
+histogram is then built by reading memory in order.
+
+Histograms live in a pool ``float64 [slots, F, B, H]``: ``H`` columns per bin, the
+node statistics of ``_criteria`` (class counts, or the three regression sums) plus a
+row count when rows are weighted (unweighted, the count is the sum of the class
+counts, or the weight sum). A node keeps its histogram in a slot while it waits to be
+split; when it splits, only the smaller child's histogram is built from rows, and the
+larger child's is the parent's minus the smaller's, computed in the parent's slot
+(LightGBM's subtraction trick). Nodes with fewer rows than bins are not worth a slot:
+their histograms are built on the fly in thread-local scratch when they are scanned.
+
+Per level, :func:`build_level` partitions the ranges of the nodes just split and builds
+the new histograms (``prange`` over features), then :func:`scan_nodes` scores every
+(open node, feature) by a prefix scan over bins with the same criterion code as the
+exact splitter (``prange`` over nodes). Thresholds are placed midway between the
+largest value of the last bin on the left and the smallest value of the first
+non-empty bin on the right: with one bin per distinct value this is exactly the exact
+splitter's threshold, so the two give the same tree.
+"""
+
+import numpy as np
+from numba import prange
+
+from ._config import FEATURE_THRESHOLD, JIT, PJIT
+from ._criteria import score_candidate, split_threshold
+from ._exact import target_stat
+from ._grow import (
+    _CBIN, _CF, _END, _FEAT, _LEFT, _NNS, _RIGHT, _SLOT, _START,
+    choose_features, finish_tree, new_rng, new_tree, node_ranges, nodes_to_split,
+    record_candidates, split_nodes,
+)
+
+
+@JIT
+def _bin_rows(hk, is_clf, weighted):
+    """Rows counted in one bin row ``hk`` of a histogram."""
+    if weighted:
+        return hk[hk.shape[0] - 1]
+    if is_clf:
+        s = 0.0
+        for c in range(hk.shape[0]):
+            s += hk[c]
+        return s
+    return hk[0]
+
+
+@JIT
+def _accumulate(codes_f, ycode, rstat, a, b, is_clf, weighted, h):
+    """Add positions ``[a, b)`` of one feature row to histogram ``h`` (float64 [B, H])."""
+    last = h.shape[1] - 1
+    if is_clf and not weighted:
+        for p in range(a, b):
+            h[codes_f[p], ycode[p]] += 1.0
+    elif is_clf:
+        for p in range(a, b):
+            k = codes_f[p]
+            h[k, ycode[p]] += rstat[p, 0]
+            h[k, last] += 1.0
+    else:
+        for p in range(a, b):
+            k = codes_f[p]
+            h[k, 0] += rstat[p, 0]
+            h[k, 1] += rstat[p, 1]
+            h[k, 2] += rstat[p, 2]
+            if weighted:
+                h[k, last] += 1.0
+
+
+@JIT
+def _partition_codes(codes_f, side, a, b, buf):
+    """Stable in-place partition of ``codes_f[a:b]``: side 0 first, then side 1.
+
+    Branch-free: each value is written to both destinations and only the counter of
+    its side advances (sides of a split are unpredictable; a branch would miss half
+    the time).
+    """
+    w = a
+    r = 0
+    for p in range(a, b):
+        v = codes_f[p]
+        s = np.int64(side[p])
+        codes_f[w] = v
+        buf[r] = v
+        w += 1 - s
+        r += s
+    for q in range(r):
+        codes_f[w + q] = buf[q]
+
+
+@PJIT
+def mark_sides(codes, part, feat, cbin, side):
+    """``side[p] = 1`` if position ``p`` of node ``part[m]`` goes right (its code of the
+    split feature ``feat[m]`` is above ``cbin[m]``), else 0."""
+    for m in prange(part.shape[0]):
+        f = feat[m]
+        t = cbin[m]
+        for p in range(part[m, 0], part[m, 1]):
+            side[p] = 1 if codes[f, p] > t else 0
+
+
+@PJIT
+def partition_rows(ycode, rstat, side, part):
+    """Stable partition of the per-row arrays over each range of ``part`` (branch-free,
+    as :func:`_partition_codes`)."""
+    has_code = ycode.shape[0] > 0
+    n_cols = rstat.shape[1]
+    for m in prange(part.shape[0]):
+        a = part[m, 0]
+        b = part[m, 1]
+        buf_c = np.empty(b - a if has_code else 0, dtype=ycode.dtype)
+        buf_s = np.empty((b - a, n_cols))
+        w = a
+        r = 0
+        for p in range(a, b):
+            s = np.int64(side[p])
+            if has_code:
+                v = ycode[p]
+                ycode[w] = v
+                buf_c[r] = v
+            for j in range(n_cols):
+                x = rstat[p, j]
+                rstat[w, j] = x
+                buf_s[r, j] = x
+            w += 1 - s
+            r += s
+        for q in range(r):
+            if has_code:
+                ycode[w + q] = buf_c[q]
+            for j in range(n_cols):
+                rstat[w + q, j] = buf_s[q, j]
+
+
+@PJIT
+def build_level(codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf, weighted):
+    """Partition the split nodes' ranges in every feature row, then build histograms.
+
+    Parameters
+    ----------
+    codes : uint8/uint16 [F, n]
+        Binned features, partitioned in place.
+    side, part
+        Sides of positions (:func:`mark_sides`) and ``[start, end, node]`` rows.
+    jobs : int64 [j, 4]
+        ``(start, end, dst, sub)``: histogram of positions ``[start, end)`` into pool
+        slot ``dst``; if ``sub >= 0``, then ``pool[sub] -= pool[dst]`` (subtraction).
+    pool : float64 [slots, F, B, H]
+    """
+    n_features = codes.shape[0]
+    scratch = 0
+    for m in range(part.shape[0]):
+        scratch = max(scratch, part[m, 1] - part[m, 0])
+    for f in prange(n_features):
+        if part.shape[0] > 0:
+            buf = np.empty(scratch, dtype=codes.dtype)
+            for m in range(part.shape[0]):
+                _partition_codes(codes[f], side, part[m, 0], part[m, 1], buf)
+        nb = n_bins[f]
+        for j in range(jobs.shape[0]):
+            h = pool[jobs[j, 2], f]
+            h[:nb] = 0.0
+            _accumulate(codes[f], ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf, weighted, h)
+            if jobs[j, 3] >= 0:
+                g = pool[jobs[j, 3], f]
+                for k in range(nb):
+                    for c in range(h.shape[1]):
+                        g[k, c] -= h[k, c]
+
+
+@JIT
+def _scan_bins(
+    h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
+    min_samples_leaf, min_weight_leaf, left, work, out_l, out_r,
+):
+    """Best split of one node on one feature from its histogram ``h`` (float64 [B, H]).
+
+    Returns ``(proxy, n_left, threshold, non_constant, bin)``: rows with a code at most
+    ``bin`` go left; ``n_left == 0`` means no valid split. Writes the children's
+    statistics into ``out_l``/``out_r``. Empty bins are skipped, so a candidate lies
+    between two neighbouring non-empty bins, as in the exact splitter between two
+    neighbouring distinct values.
+    """
+    n_stats = total.shape[0]
+    for c in range(n_stats):
+        left[c] = 0.0
+    wl = 0.0
+    sl = 0.0
+    nl = 0
+    best_num = -np.inf
+    best_den = 1.0
+    best_nl = 0
+    best_thr = np.nan
+    best_bin = -1
+    prev = -1
+    first = -1
+    for k in range(nb):
+        cnt = _bin_rows(h[k], is_clf, weighted)
+        if cnt == 0.0:
+            continue
+        if prev < 0:
+            first = k
+        elif (nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
+              and lo[k] > hi[prev] + FEATURE_THRESHOLD):
+            wr = w_node - wl
+            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+                if num * best_den > best_num * den:
+                    best_num = num
+                    best_den = den
+                    best_nl = nl
+                    best_bin = prev
+                    best_thr = split_threshold(hi[prev], lo[k])
+        if is_clf:
+            for c in range(n_stats):
+                left[c] += h[k, c]
+                wl += h[k, c]
+        else:
+            wl += h[k, 0]
+            sl += h[k, 1]
+        nl += np.int64(cnt)
+        prev = k
+    nonconst = prev >= 0 and hi[prev] > lo[first] + FEATURE_THRESHOLD
+    for c in range(n_stats):
+        out_l[c] = 0.0
+        out_r[c] = 0.0
+    if best_bin >= 0:
+        for k in range(nb):
+            if _bin_rows(h[k], is_clf, weighted) == 0.0:
+                continue
+            dst = out_l if k <= best_bin else out_r
+            for c in range(n_stats):
+                dst[c] += h[k, c]
+    return best_num / best_den, best_nl, best_thr, nonconst, best_bin
+
+
+@PJIT
+def scan_nodes(
+    pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
+    bin_lo, bin_hi, is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
+    out_proxy, out_nl, out_thr, out_nc, out_bin, out_l, out_r,
+):
+    """Score every (open node, feature) from the nodes' histograms (``prange`` over nodes).
+
+    A node with ``slots[k] < 0`` has no stored histogram: it is built here, in scratch
+    owned by the thread. Outputs are ``[k, F]`` tables (``out_l``/``out_r``:
+    ``[k, F, S]`` children statistics of each feature's best split).
+    """
+    n_features = codes.shape[0]
+    n_stats = scan_stats.shape[1]
+    for k in prange(slots.shape[0]):
+        a = scan[k, 0]
+        b = scan[k, 1]
+        if slots[k] >= 0:
+            hk = pool[slots[k]]
+        else:
+            hk = np.zeros(pool.shape[1:])
+            for f in range(n_features):
+                _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, hk[f])
+        left = np.empty(n_stats)
+        work = np.empty(n_stats)
+        for f in range(n_features):
+            proxy, nl, thr, nc, bb = _scan_bins(
+                hk[f], n_bins[f], bin_lo[f], bin_hi[f], scan_stats[k], scan_w[k], b - a,
+                scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
+                left, work, out_l[k, f], out_r[k, f],
+            )
+            out_proxy[k, f] = proxy
+            out_nl[k, f] = nl
+            out_thr[k, f] = thr
+            out_nc[k, f] = nc
+            out_bin[k, f] = bb
+
+
+# --------------------------------------------------------------------------- pool
+
+
+@JIT
+def _take_slot(pool, free, n_free, max_slots):
+    """A free slot of the pool (grown by doubling up to ``max_slots``), or -1.
+    Returns ``(slot, pool, free, n_free)``."""
+    if n_free == 0:
+        cap = pool.shape[0]
+        new_cap = min(2 * cap, max_slots)
+        if new_cap <= cap:
+            return -1, pool, free, n_free
+        grown = np.empty((new_cap,) + pool.shape[1:])
+        grown[:cap] = pool
+        free = np.empty(new_cap, dtype=np.int64)
+        for s in range(new_cap - cap):
+            free[s] = new_cap - 1 - s
+        pool = grown
+        n_free = new_cap - cap
+    n_free -= 1
+    return free[n_free], pool, free, n_free
+
+
+@JIT
+def _plan_builds(part, inode, is_open, keep_rows, pool, free, n_free, max_slots):
+    """Histogram jobs for the children of the split nodes in ``part`` (see the module
+    docstring); assigns children's slots. Returns ``(jobs, temps, pool, free, n_free)``:
+    ``temps`` are slots to release once the jobs ran."""
+    jobs = np.empty((part.shape[0], 4), dtype=np.int64)
+    temps = np.empty(part.shape[0], dtype=np.int64)
+    n_jobs = 0
+    n_temps = 0
+    for m in range(part.shape[0]):
+        node = part[m, 2]
+        ps = inode[node, _SLOT]
+        inode[node, _SLOT] = -1
+        if ps < 0:
+            continue  # children are built on the fly when scanned
+        lc = inode[node, _LEFT]
+        rc = inode[node, _RIGHT]
+        small, large = (lc, rc) if inode[lc, _NNS] <= inode[rc, _NNS] else (rc, lc)
+        keep_large = is_open[large] == 1 and inode[large, _NNS] >= keep_rows
+        keep_small = is_open[small] == 1 and inode[small, _NNS] >= keep_rows
+        if keep_large:
+            t, pool, free, n_free = _take_slot(pool, free, n_free, max_slots)
+            if t < 0:  # pool full: build the larger child directly in the parent's slot
+                jobs[n_jobs, 0] = inode[large, _START]
+                jobs[n_jobs, 1] = inode[large, _END]
+                jobs[n_jobs, 2] = ps
+                jobs[n_jobs, 3] = -1
+                inode[large, _SLOT] = ps
+            else:
+                jobs[n_jobs, 0] = inode[small, _START]
+                jobs[n_jobs, 1] = inode[small, _END]
+                jobs[n_jobs, 2] = t
+                jobs[n_jobs, 3] = ps
+                inode[large, _SLOT] = ps
+                if keep_small:
+                    inode[small, _SLOT] = t
+                else:
+                    temps[n_temps] = t
+                    n_temps += 1
+            n_jobs += 1
+        elif keep_small:
+            jobs[n_jobs, 0] = inode[small, _START]
+            jobs[n_jobs, 1] = inode[small, _END]
+            jobs[n_jobs, 2] = ps
+            jobs[n_jobs, 3] = -1
+            inode[small, _SLOT] = ps
+            n_jobs += 1
+        else:
+            free[n_free] = ps
+            n_free += 1
+    return jobs[:n_jobs], temps[:n_temps], pool, free, n_free
+
+
+# --------------------------------------------------------------------------- driver
+
+
+@JIT
+def grow_hist(
+    codes, ycode, rstat, weighted, n_stats, is_clf, crit, n_bins, bin_lo, bin_hi,
+    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+    min_impurity_decrease, max_features, max_leaf_nodes, seed, max_slots,
+):
+    """Grow one tree on binned data (the histogram splitter).
+
+    Parameters
+    ----------
+    codes : uint8 or uint16 [F, n]
+        Bins of the training rows (consumed: partitioned in place).
+    ycode : int32 [n] or [0]
+        Class codes (classification; empty for regression). Partitioned in place.
+    rstat : float64 [n, R]
+        Per-row statistics (module docstring). Partitioned in place.
+    weighted : bool
+        Whether rows carry weights (adds a count column to histograms).
+    n_bins, bin_lo, bin_hi : int32 [F], float64 [F, B], float64 [F, B]
+        Bins per feature and the value range of each bin.
+    max_slots : int
+        Most histograms kept at once (the pool's memory bound).
+    Other parameters and the return value are those of :func:`fastdt._grow.grow_tree`.
+    """
+    n_features, n = codes.shape
+    limits = (max_depth, min_samples_split, min_samples_leaf, min_weight_leaf)
+    rng, perm = new_rng(seed, n_features)
+    side = np.zeros(n, dtype=np.uint8)
+    width = n_stats + (1 if weighted else 0)
+    n_bins_max = bin_lo.shape[1]
+
+    root = np.zeros(n_stats)
+    for p in range(n):
+        if is_clf:
+            root[ycode[p]] += rstat[p, 0] if weighted else 1.0
+        else:
+            for j in range(3):
+                root[j] += rstat[p, j]
+    inode, fnode, stats, cand_l, cand_r, open_nodes, heap = new_tree(
+        root, n, is_clf, crit, limits, max_leaf_nodes
+    )
+    node_count = 1
+    h_size = 0
+    n_splits = 0
+
+    pool = np.empty((min(16, max_slots), n_features, n_bins_max, width))
+    free = np.arange(pool.shape[0] - 1, -1, -1)
+    n_free = pool.shape[0]
+    keep_rows = n_bins_max  # smaller nodes are built on the fly when scanned
+    no_part = np.zeros((0, 3), dtype=np.int64)
+    if open_nodes.shape[0] > 0:
+        slot, pool, free, n_free = _take_slot(pool, free, n_free, max_slots)
+        inode[0, _SLOT] = slot
+        jobs = np.zeros((1, 4), dtype=np.int64)
+        jobs[0, 1] = n
+        jobs[0, 2] = slot
+        jobs[0, 3] = -1
+        build_level(codes, side, no_part, jobs, pool, n_bins, ycode, rstat, is_clf, weighted)
+
+    while True:
+        n_open = open_nodes.shape[0]
+        if n_open > 0:
+            scan, scan_stats, scan_w, scan_imp = node_ranges(open_nodes, inode, fnode, stats)
+            slots = np.empty(n_open, dtype=np.int64)
+            for k in range(n_open):
+                slots[k] = inode[open_nodes[k], _SLOT]
+            t_proxy = np.empty((n_open, n_features))
+            t_nl = np.empty((n_open, n_features), dtype=np.int64)
+            t_thr = np.empty((n_open, n_features))
+            t_nc = np.empty((n_open, n_features), dtype=np.uint8)
+            t_bin = np.empty((n_open, n_features), dtype=np.int64)
+            t_l = np.empty((n_open, n_features, n_stats))
+            t_r = np.empty((n_open, n_features, n_stats))
+            scan_nodes(
+                pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
+                bin_lo, bin_hi, is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
+                t_proxy, t_nl, t_thr, t_nc, t_bin, t_l, t_r,
+            )
+            feat, nl = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
+            thr = np.full(n_open, np.nan)
+            cbin = np.zeros(n_open, dtype=np.int64)
+            lst = np.zeros((n_open, n_stats))
+            rst = np.zeros((n_open, n_stats))
+            for k in range(n_open):
+                f = feat[k]
+                if f >= 0:
+                    thr[k] = t_thr[k, f]
+                    cbin[k] = t_bin[k, f]
+                    lst[k] = t_l[k, f]
+                    rst[k] = t_r[k, f]
+            h_size = record_candidates(
+                open_nodes, feat, nl, thr, cbin, lst, rst, inode, fnode, cand_l, cand_r,
+                is_clf, crit, min_impurity_decrease, heap, h_size,
+            )
+            for k in range(n_open):  # nodes that cannot split release their histogram
+                node = open_nodes[k]
+                if inode[node, _CF] < 0 and inode[node, _SLOT] >= 0:
+                    free[n_free] = inode[node, _SLOT]
+                    n_free += 1
+                    inode[node, _SLOT] = -1
+        to_split, h_size = nodes_to_split(
+            open_nodes, inode, heap, h_size, n_splits, max_leaf_nodes
+        )
+        if to_split.shape[0] == 0:
+            break
+        n_splits += to_split.shape[0]
+        inode, fnode, stats, cand_l, cand_r, node_count, open_nodes, part = split_nodes(
+            to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_clf, crit, limits
+        )
+        is_open = np.zeros(node_count, dtype=np.uint8)
+        for c in open_nodes:
+            is_open[c] = 1
+        for node in to_split:  # split nodes with no open child release their histogram
+            if inode[node, _SLOT] >= 0 and is_open[inode[node, _LEFT]] == 0 and \
+                    is_open[inode[node, _RIGHT]] == 0:
+                free[n_free] = inode[node, _SLOT]
+                n_free += 1
+                inode[node, _SLOT] = -1
+        if part.shape[0] == 0:
+            continue
+        feat_p = np.empty(part.shape[0], dtype=np.int64)
+        bin_p = np.empty(part.shape[0], dtype=np.int64)
+        for m in range(part.shape[0]):
+            feat_p[m] = inode[part[m, 2], _FEAT]
+            bin_p[m] = inode[part[m, 2], _CBIN]
+        mark_sides(codes, part, feat_p, bin_p, side)
+        partition_rows(ycode, rstat, side, part)
+        jobs, temps, pool, free, n_free = _plan_builds(
+            part, inode, is_open, keep_rows, pool, free, n_free, max_slots
+        )
+        build_level(codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf, weighted)
+        for t in temps:
+            free[n_free] = t
+            n_free += 1
+    return finish_tree(inode, fnode, stats, node_count)
+
+
+def row_arrays(target, sw, is_clf, crit, weighted):
+    """The per-row arrays of the layout, ``(ycode, rstat)``, from the targets (class
+    codes as floats, or y) and weights."""
+    if is_clf:
+        ycode = np.ascontiguousarray(target, dtype=np.int32)
+        rstat = sw.reshape(-1, 1).copy() if weighted else np.empty((ycode.shape[0], 0))
+        return ycode, rstat
+    rstat = np.empty((target.shape[0], 3))
+    rstat[:, 0] = sw
+    rstat[:, 1] = sw * target
+    rstat[:, 2] = sw * _target_stats(crit, target)
+    return np.empty(0, dtype=np.int32), rstat
+
+
+@PJIT
+def _target_stats(crit, y):
+    out = np.empty(y.shape[0])
+    for i in prange(y.shape[0]):
+        out[i] = target_stat(crit, y[i])
+    return out

@@ -1,0 +1,115 @@
+"""``fastdt.Dataset``: features binned once for the histogram splitter.
+
+Binning is the one step of a histogram fit that reads the raw values. A
+:class:`Dataset` keeps its result (as LightGBM's ``Dataset`` does), so that repeated
+fits on the same rows (cross-validation over parameters, ensembles) bin once::
+
+    ds = fastdt.Dataset(X, max_bins=255)
+    trees = [fastdt.fit(ds, y, max_depth=d) for d in (4, 8, 12)]
+
+The arrays are read-only: fits copy what they rearrange.
+"""
+
+import numpy as np
+
+from . import _input
+from ._binning import bin_data
+
+__all__ = ["Dataset"]
+
+DEFAULT_MAX_BINS = 255
+MAX_BINS_LIMIT = 65536
+
+
+def check_max_bins(max_bins):
+    if not _input._is_int(max_bins) or not 2 <= max_bins <= MAX_BINS_LIMIT:
+        raise ValueError(
+            f"max_bins={max_bins!r} is invalid: max_bins must be an int in [2, {MAX_BINS_LIMIT}]"
+        )
+    return int(max_bins)
+
+
+class Dataset:
+    """Features of ``X`` binned into at most ``max_bins`` bins each.
+
+    A feature with at most ``max_bins`` distinct values gets one bin per value;
+    otherwise its bins hold about equal numbers of rows (quantile bins, found on a
+    random ``subsample`` of the rows). Codes are ``uint8`` when ``max_bins <= 256``,
+    else ``uint16``.
+
+    Parameters
+    ----------
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        Numeric features, checked as by :func:`fastdt.fit`.
+    max_bins : int, default=255
+        Most bins per feature, in [2, 65536].
+    subsample : int, default=200000
+        Rows sampled to find the bin edges (all rows when there are fewer).
+    random_state : int, default=0
+        Seed of that sample.
+
+    Attributes
+    ----------
+    codes : uint8 or uint16 ndarray of shape (n_features, n_samples)
+        Bin of every value, feature-major.
+    n_bins : int32 ndarray of shape (n_features,)
+    bin_lo, bin_hi : float64 ndarray of shape (n_features, max(n_bins))
+        Smallest and largest value in each bin (``inf``/``-inf`` for an empty bin).
+    feature_names : list of str or None
+    """
+
+    def __init__(self, X, *, max_bins=DEFAULT_MAX_BINS, subsample=200_000, random_state=0):
+        max_bins = check_max_bins(max_bins)
+        if not _input._is_int(subsample) or subsample < 1:
+            raise ValueError(f"subsample={subsample!r} is invalid: it must be an int >= 1")
+        if not _input._is_int(random_state) or random_state < 0:
+            raise ValueError(
+                f"random_state={random_state!r} is invalid: it must be an int >= 0"
+            )
+        self.feature_names = _input.feature_names_of(X)
+        self._init_checked(_input.check_X(X), max_bins, int(subsample), int(random_state))
+
+    @classmethod
+    def _from_checked(cls, Xa, max_bins, feature_names=None):
+        """Bin an array already through :func:`fastdt._input.check_X` (used by fit)."""
+        ds = cls.__new__(cls)
+        ds.feature_names = feature_names
+        ds._init_checked(Xa, check_max_bins(max_bins), 200_000, 0)
+        return ds
+
+    def _init_checked(self, Xa, max_bins, subsample, random_state):
+        codes, n_bins, lo, hi = bin_data(Xa, max_bins, subsample, random_state)
+        for a in (codes, n_bins, lo, hi):
+            a.flags.writeable = False
+        self.codes, self.n_bins, self.bin_lo, self.bin_hi = codes, n_bins, lo, hi
+        self.max_bins = max_bins
+        self.dtype = Xa.dtype
+        self.subsample = subsample
+        self.random_state = random_state
+
+    @property
+    def shape(self):
+        """``(n_samples, n_features)``."""
+        return self.codes.shape[1], self.codes.shape[0]
+
+    @property
+    def nbytes(self):
+        return self.codes.nbytes + self.bin_lo.nbytes + self.bin_hi.nbytes
+
+    def __repr__(self):
+        n, f = self.shape
+        return (f"Dataset(n_samples={n}, n_features={f}, max_bins={self.max_bins}, "
+                f"codes={self.codes.dtype}, bins per feature {int(self.n_bins.min())}"
+                f"-{int(self.n_bins.max())})")
+
+    def __reduce__(self):
+        return (_rebuild, (self.__dict__.copy(),))
+
+
+def _rebuild(state):
+    ds = Dataset.__new__(Dataset)
+    for name in ("codes", "n_bins", "bin_lo", "bin_hi"):
+        state[name] = np.array(state[name])  # unpickled arrays own writable memory
+        state[name].flags.writeable = False
+    ds.__dict__.update(state)
+    return ds

@@ -1,0 +1,297 @@
+"""The histogram splitter: binning, Dataset, parity with the exact splitter."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fastdt
+from fastdt import Dataset
+from fastdt._binning import feature_bins
+
+INT_FIELDS = ("feature", "left", "right", "n_node_samples", "depth", "missing_go_left")
+
+
+def assert_identical(a, b, value_tol=0.0):
+    """Two trees with the same nodes, thresholds and (to ``value_tol``) values."""
+    assert a.node_count == b.node_count
+    for name in INT_FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_allclose(a.value, b.value, rtol=value_tol, atol=value_tol)
+    np.testing.assert_allclose(a.impurity, b.impurity, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.weighted_n_node_samples, b.weighted_n_node_samples,
+                               rtol=1e-12)
+
+
+def coarse_data(n=600, n_features=5, seed=0, decimals=1, dtype=np.float64):
+    """Data with few distinct values per feature (fewer than 255)."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.standard_normal((n, n_features)), decimals).astype(dtype)
+    score = X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.standard_normal(n)
+    y_clf = np.digitize(score, [-0.5, 0.7])  # three classes
+    y_reg = np.round(2 * score)  # integer targets: every sum is exact
+    return X, y_clf, y_reg
+
+
+# --------------------------------------------------------------------- binning
+
+
+def test_one_bin_per_distinct_value():
+    x = np.array([3.0, 1.0, 2.0, 2.0, 1.0, 5.0])
+    ds = Dataset(x[:, None])
+    assert ds.n_bins.tolist() == [4]
+    np.testing.assert_array_equal(ds.codes[0], [2, 0, 1, 1, 0, 3])
+    np.testing.assert_array_equal(ds.bin_lo[0], [1, 2, 3, 5])
+    np.testing.assert_array_equal(ds.bin_hi[0], [1, 2, 3, 5])
+    assert ds.codes.dtype == np.uint8
+
+
+def test_values_closer_than_feature_threshold_share_a_bin():
+    x = np.array([1.0, 1.0 + 5e-8, 2.0, 2.0 + 2e-7])
+    ds = Dataset(x[:, None])
+    assert ds.n_bins.tolist() == [3]
+    np.testing.assert_array_equal(ds.codes[0], [0, 0, 1, 2])
+
+
+def test_constant_feature_has_one_bin():
+    X = np.column_stack([np.full(50, 7.0), np.arange(50.0)])
+    ds = Dataset(X)
+    assert ds.n_bins.tolist() == [1, 50]
+    assert not ds.codes[0].any()
+    tree = fastdt.fit(ds, (np.arange(50) > 20).astype(int))
+    assert 0 not in tree.feature[tree.feature >= 0]
+
+
+def test_quantile_bins_hold_about_equal_counts():
+    x = np.random.default_rng(1).standard_normal(20_000)
+    ds = Dataset(x[:, None], max_bins=16)
+    assert ds.n_bins[0] == 16
+    counts = np.bincount(ds.codes[0], minlength=16)
+    assert counts.min() > 0.8 * 20_000 / 16 and counts.max() < 1.2 * 20_000 / 16
+    # bins are ordered and hold the values between their lo and hi
+    assert np.all(ds.bin_hi[0][:-1] < ds.bin_lo[0][1:])
+    np.testing.assert_array_equal(ds.bin_lo[0][ds.codes[0]] <= x, True)
+    np.testing.assert_array_equal(x <= ds.bin_hi[0][ds.codes[0]], True)
+
+
+def test_feature_bins_heavy_value_keeps_its_own_bin():
+    v = np.sort(np.r_[np.zeros(900), np.arange(1, 101.0)])
+    lo, hi, exact = feature_bins(v, 10)
+    assert not exact
+    assert lo[0] == 0.0 and hi[0] == 0.0  # the heavy value alone
+    assert np.all(hi[:-1] < lo[1:])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_uint16_codes_for_many_bins(dtype):
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 1000, size=(5000, 2)).astype(dtype)
+    y = (X[:, 0] + 0.3 * X[:, 1] + rng.normal(0, 200, 5000) > 650).astype(int)
+    ds = Dataset(X, max_bins=1024)
+    assert ds.codes.dtype == np.uint16
+    assert ds.n_bins.max() <= 1000
+    assert_identical(fastdt.fit(ds, y, max_depth=6), fastdt.fit(X, y, max_depth=6))
+
+
+def test_sample_missing_values_are_binned_again():
+    """With max_bins >= distinct values, a value the bin-finding sample missed still
+    gets its own bin (else hist would differ from exact)."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 40, 3000).astype(float)
+    x[17] = 12.5  # one rare value
+    X = np.column_stack([x, rng.standard_normal(3000)])
+    y = (x > 12.2).astype(int)
+    ds = Dataset(X, max_bins=64, subsample=500)  # the sample almost surely misses row 17
+    assert ds.n_bins[0] == 41
+    assert_identical(fastdt.fit(ds, y, max_depth=3), fastdt.fit(X, y, max_depth=3))
+
+
+def test_every_training_row_stays_on_its_side_at_predict_time():
+    """Thresholds are real values between bins: apply() on the raw rows reproduces the
+    node counts of the fit, even when bin edges come from a small sample."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((20_000, 4)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] ** 2 + 0.3 * rng.standard_normal(20_000) > 0.8).astype(int)
+    for max_bins in (4, 32, 255):
+        ds = Dataset(X, max_bins=max_bins, subsample=1000)
+        tree = fastdt.fit(ds, y)
+        leaves = fastdt.apply(tree, X)
+        counts = np.bincount(leaves, minlength=tree.node_count)
+        is_leaf = tree.left == fastdt.LEAF
+        np.testing.assert_array_equal(counts[is_leaf], tree.n_node_samples[is_leaf])
+        # an unlimited tree on distinct rows fits the training data exactly
+        if max_bins == 255:
+            assert np.mean(fastdt.predict(tree, X) == y) > 0.99
+
+
+# --------------------------------------------------------------------- parity with exact
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio"])
+@pytest.mark.parametrize("params", [
+    {}, {"max_depth": 3}, {"min_samples_leaf": 7}, {"min_samples_split": 30},
+    {"max_leaf_nodes": 9}, {"max_features": 2, "random_state": 0},
+    {"min_impurity_decrease": 0.01}, {"min_weight_fraction_leaf": 0.05},
+])
+def test_hist_equals_exact_classification(dtype, criterion, params):
+    X, y, _ = coarse_data(dtype=dtype)
+    exact = fastdt.fit(X, y, criterion=criterion, **params)
+    hist = fastdt.fit(X, y, criterion=criterion, splitter="hist", **params)
+    assert_identical(hist, exact)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "poisson"])
+@pytest.mark.parametrize("params", [{}, {"max_depth": 4}, {"max_leaf_nodes": 12},
+                                    {"min_samples_leaf": 5}])
+def test_hist_equals_exact_regression(criterion, params):
+    X, _, y = coarse_data(seed=5)
+    if criterion == "poisson":
+        y = y - y.min()
+    exact = fastdt.fit(X, y, criterion=criterion, **params)
+    hist = fastdt.fit(X, y, criterion=criterion, splitter="hist", **params)
+    assert_identical(hist, exact, value_tol=1e-12)
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_hist_equals_exact_with_integer_weights(task):
+    X, y_clf, y_reg = coarse_data(seed=6)
+    y = y_clf if task == "classification" else y_reg
+    w = np.random.default_rng(6).integers(0, 4, y.shape[0]).astype(float)  # zeros too
+    exact = fastdt.fit(X, y, sample_weight=w, task=task, max_depth=6)
+    hist = fastdt.fit(X, y, sample_weight=w, task=task, max_depth=6, splitter="hist")
+    assert_identical(hist, exact, value_tol=1e-12)
+
+
+def test_hist_equals_exact_with_class_weight():
+    X, y, _ = coarse_data(seed=7)
+    cw = {0: 1.0, 1: 2.0, 2: 4.0}
+    exact = fastdt.fit(X, y, class_weight=cw, max_depth=5)
+    hist = fastdt.fit(X, y, class_weight=cw, max_depth=5, splitter="hist")
+    assert_identical(hist, exact, value_tol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 120), n_features=st.integers(1, 4),
+       levels=st.integers(1, 12), depth=st.one_of(st.none(), st.integers(1, 5)),
+       msl=st.integers(1, 4))
+def test_hist_equals_exact_property(seed, n, n_features, levels, depth, msl):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(n, n_features)).astype(np.float64)
+    y = rng.integers(0, 3, size=n)
+    exact = fastdt.fit(X, y, max_depth=depth, min_samples_leaf=msl)
+    hist = fastdt.fit(X, y, max_depth=depth, min_samples_leaf=msl, splitter="hist")
+    assert_identical(hist, exact)
+
+
+def test_pool_exhaustion_falls_back_to_building_from_rows(monkeypatch):
+    """With room for two histograms only, nodes are built from rows: same tree."""
+    import fastdt.api
+
+    X, y, _ = coarse_data(n=3000, seed=8)
+    full = fastdt.fit(X, y, splitter="hist", max_bins=16)
+    monkeypatch.setattr(fastdt.api, "HIST_POOL_BYTES", 1)
+    tight = fastdt.fit(X, y, splitter="hist", max_bins=16)
+    assert_identical(tight, full)
+
+
+# --------------------------------------------------------------------- Dataset and API
+
+
+def test_dataset_is_reused_and_not_modified():
+    X, y, _ = coarse_data(n=800, seed=9)
+    ds = Dataset(X)
+    before = ds.codes.copy()
+    a = fastdt.fit(ds, y, max_depth=4)
+    b = fastdt.fit(ds, y, max_depth=4)
+    assert_identical(a, b)
+    np.testing.assert_array_equal(ds.codes, before)
+    assert not ds.codes.flags.writeable
+    assert a.params["splitter"] == "hist" and a.params["max_bins"] == 255
+    assert_identical(a, fastdt.fit(X, y, max_depth=4, splitter="hist"))
+
+
+def test_dataset_pickles():
+    X, y, _ = coarse_data(n=300, seed=10)
+    ds = Dataset(X, max_bins=32)
+    ds2 = pickle.loads(pickle.dumps(ds))
+    assert repr(ds2) == repr(ds)
+    assert not ds2.codes.flags.writeable
+    assert_identical(fastdt.fit(ds2, y), fastdt.fit(ds, y))
+
+
+def test_dataset_keeps_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y, _ = coarse_data(n=200, seed=11)
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    tree = fastdt.fit(Dataset(df), y, max_depth=2)
+    assert tree.feature_names == list(df.columns)
+    fastdt.predict(tree, df)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"max_bins": 1}, r"max_bins=1 is invalid: max_bins must be an int in \[2, 65536\]"),
+    ({"max_bins": 70000}, "max_bins=70000 is invalid"),
+    ({"max_bins": 2.5}, "max_bins=2.5 is invalid"),
+    ({"subsample": 0}, "subsample=0 is invalid"),
+    ({"random_state": -1}, "random_state=-1 is invalid"),
+])
+def test_dataset_rejects_bad_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Dataset(np.ones((5, 2)), **kwargs)
+
+
+def test_dataset_rejects_bad_data():
+    with pytest.raises(ValueError, match="NaN"):
+        Dataset(np.array([[1.0], [np.nan]]))
+    with pytest.raises(ValueError, match="Reshape your data"):
+        Dataset(np.ones(5))
+
+
+def test_fit_errors_with_dataset():
+    X, y, _ = coarse_data(n=100, seed=12)
+    ds = Dataset(X, max_bins=64)
+    with pytest.raises(ValueError, match="fit it with splitter='hist'"):
+        fastdt.fit(ds, y, splitter="best")
+    with pytest.raises(ValueError, match="differs from the Dataset's max_bins=64"):
+        fastdt.fit(ds, y, max_bins=255)
+    with pytest.raises(ValueError, match="inconsistent|samples"):
+        fastdt.fit(ds, y[:50])
+    with pytest.raises(ValueError, match="max_bins applies to splitter='hist' only"):
+        fastdt.fit(X, y, max_bins=32)
+    with pytest.raises(ValueError, match="max_bins=1 is invalid"):
+        fastdt.fit(X, y, splitter="hist", max_bins=1)
+
+
+def test_single_row_and_pure_node():
+    tree = fastdt.fit(np.ones((1, 3)), [4], splitter="hist")
+    assert tree.node_count == 1
+    tree = fastdt.fit(np.arange(10.0)[:, None], np.zeros(10), splitter="hist",
+                      task="regression")
+    assert tree.node_count == 1
+
+
+@pytest.mark.parametrize("Est", [fastdt.DecisionTreeClassifier, fastdt.DecisionTreeRegressor])
+def test_estimators_take_splitter_and_max_bins(Est):
+    X, y_clf, y_reg = coarse_data(seed=13)
+    y = y_clf if Est is fastdt.DecisionTreeClassifier else y_reg
+    est = Est(splitter="hist", max_bins=16, max_depth=5).fit(X, y)
+    assert est.get_params()["splitter"] == "hist" and est.get_params()["max_bins"] == 16
+    assert est.tree_.params["max_bins"] == 16
+    ds = Dataset(X, max_bins=16)
+    est2 = Est(max_depth=5).fit(ds, y)
+    np.testing.assert_array_equal(est2.predict(X), est.predict(X))
+
+
+def test_adult_hist_accuracy_close_to_exact(adult):
+    """On Adult (ordinal-encoded), hist's test accuracy is within 0.5 points of exact."""
+    X_train, y_train, X_test, y_test = adult
+    for depth in (4, 8, 12):
+        exact = fastdt.fit(X_train, y_train, max_depth=depth)
+        hist = fastdt.fit(X_train, y_train, max_depth=depth, splitter="hist")
+        acc_e = np.mean(fastdt.predict(exact, X_test) == y_test)
+        acc_h = np.mean(fastdt.predict(hist, X_test) == y_test)
+        assert abs(acc_h - acc_e) <= 0.005, (depth, acc_e, acc_h)
