@@ -71,10 +71,10 @@ def sorted_columns(X, rows):
             r = rows[i]
             for f in range(n_features):
                 out[f, i] = X[r, f]
-    no_ids = np.empty(0, dtype=np.int32)
-    nothing = np.empty(0)
+    no_weights = np.empty(0)
     for f in prange(n_features):
-        _radix_sort_row(out[f], no_ids, nothing, nothing, False)
+        # the sort carries ids and targets along; here they are scratch
+        _radix_sort_row(out[f], np.empty(m, dtype=np.int32), np.empty(m), no_weights, False)
     return out
 
 

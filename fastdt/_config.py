@@ -83,3 +83,8 @@ JIT_OPTIONS = dict(cache=True, nogil=True)
 PJIT_OPTIONS = dict(cache=True, nogil=True, parallel=True)
 JIT = njit(**JIT_OPTIONS)
 PJIT = njit(**PJIT_OPTIONS)
+# Small helpers called per candidate or per row in the hot loops: inlined into the
+# caller's numba IR (an ordinary call passes arrays with reference counting, which
+# doubled the exact scan's time).
+INLINE_OPTIONS = dict(inline="always", **JIT_OPTIONS)
+INLINE = njit(**INLINE_OPTIONS)

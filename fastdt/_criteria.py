@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, JIT, SQUARED_ERROR
+from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, INLINE, JIT, SQUARED_ERROR
 
 _LN2 = math.log(2.0)
 
@@ -124,7 +124,7 @@ def proxy_regression(crit, sl, wl, sr, wr):
     return sl * math.log(sl / wl) + sr * math.log(sr / wr)
 
 
-@JIT
+@INLINE
 def gini_fraction(left, total, wl, wr):
     """The gini proxy ``sum(l**2)/wl + sum(r**2)/wr`` as a fraction ``(num, den)``.
 
@@ -141,7 +141,7 @@ def gini_fraction(left, total, wl, wr):
     return sq_l * wr + sq_r * wl, wl * wr
 
 
-@JIT
+@INLINE
 def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work):
     """Proxy of one split candidate as a fraction ``(num, den)`` with ``den > 0``.
 
@@ -157,7 +157,7 @@ def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work
     return proxy_regression(crit, sl, wl, total[1] - sl, wr), 1.0
 
 
-@JIT
+@INLINE
 def split_threshold(x0, x1):
     """Threshold between two neighbouring values ``x0 < x1``: their float64 midpoint, or
     ``x0`` when rounding reaches ``x1`` (so that ``x <= threshold`` keeps ``x0`` left and

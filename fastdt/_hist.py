@@ -35,7 +35,7 @@ splitter's threshold, so the two give the same tree.
 import numpy as np
 from numba import prange
 
-from ._config import FEATURE_THRESHOLD, JIT, PJIT
+from ._config import FEATURE_THRESHOLD, INLINE, JIT, PJIT
 from ._criteria import score_candidate, split_threshold
 from ._exact import target_stat
 from ._grow import (
@@ -45,7 +45,7 @@ from ._grow import (
 )
 
 
-@JIT
+@INLINE
 def _bin_rows(hk, is_clf, weighted):
     """Rows counted in one bin row ``hk`` of a histogram."""
     if weighted:

@@ -25,7 +25,10 @@ with warnings.catch_warnings():
     # our estimators deliberately do not inherit from sklearn.base.BaseEstimator
     # (scikit-learn is not a runtime dependency of fastdt)
     warnings.filterwarnings("ignore", message=".*does not inherit from", category=UserWarning)
-    _CHECKS = parametrize_with_checks([DecisionTreeClassifier(), DecisionTreeRegressor()])
+    _CHECKS = parametrize_with_checks([
+        DecisionTreeClassifier(), DecisionTreeRegressor(),
+        DecisionTreeClassifier(splitter="hist"), DecisionTreeRegressor(splitter="hist"),
+    ])
 
 
 @_CHECKS
@@ -88,9 +91,9 @@ def test_get_set_params_round_trip():
     clf = DecisionTreeClassifier()
     params = clf.get_params()
     assert list(params) == [
-        "criterion", "max_depth", "min_samples_split", "min_samples_leaf",
+        "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_features", "random_state", "max_leaf_nodes",
-        "min_impurity_decrease", "class_weight",
+        "min_impurity_decrease", "class_weight", "max_bins",
     ]
     assert params["criterion"] == "gini" and params["class_weight"] is None
     assert "class_weight" not in DecisionTreeRegressor().get_params()

@@ -1,6 +1,7 @@
 """The numba policy: every kernel uses the presets of ``_config`` (cache=True, nogil, no
 fastmath), kernels live only in ``_*.py`` modules and ``kernels.py``, and each kernel
-compiles for at most two signatures (float32 and float64 X)."""
+compiles for at most two signatures (float32 and float64 X, or uint8 and uint16 codes;
+the binning kernel, which reads X and writes codes, four)."""
 
 import ast
 from pathlib import Path
@@ -33,6 +34,7 @@ def test_presets_are_cached_and_exact():
     assert _config.PJIT_OPTIONS["cache"] is True and _config.PJIT_OPTIONS["parallel"] is True
     for opts in (_config.JIT_OPTIONS, _config.PJIT_OPTIONS):
         assert "fastmath" not in opts
+    assert _config.INLINE_OPTIONS["cache"] is True and "fastmath" not in _config.INLINE_OPTIONS
 
 
 def test_every_kernel_uses_a_preset():
@@ -45,7 +47,7 @@ def test_every_kernel_uses_a_preset():
             assert name not in ("njit", "jit", "vectorize", "guvectorize", "jitclass"), (
                 f"{path.name}:{func.name} uses numba directly; use _config.JIT or PJIT"
             )
-            if name in ("JIT", "PJIT"):
+            if name in ("JIT", "PJIT", "INLINE"):
                 kernels += 1
                 assert path.name.startswith("_") or path.name == "kernels.py", (
                     f"{path.name}:{func.name}: kernels live in _*.py modules or kernels.py"
@@ -58,7 +60,7 @@ def test_signature_count():
 
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         pytest.skip("JIT disabled")
-    from fastdt import _exact, _grow, _validate, kernels
+    from fastdt import _binning, _exact, _grow, _hist, _validate, kernels
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
@@ -69,13 +71,23 @@ def test_signature_count():
             fastdt.predict_proba(t, X.astype(dtype))
             fastdt.decision_path(t, X.astype(dtype))
             fastdt.fit(X.astype(dtype), X[:, 1], max_depth=3, max_leaf_nodes=4)
+            for splitter_params in ({"max_bins": 16}, {"max_bins": 300}):  # uint8, uint16
+                fastdt.fit(X.astype(dtype), y, sample_weight=weights, max_depth=3,
+                           splitter="hist", **splitter_params)
+                fastdt.fit(X.astype(dtype), X[:, 1], max_depth=3, splitter="hist",
+                           sample_weight=weights, **splitter_params)
     # the single-row kernels of fastdt.kernels are for users' own numba code, which may
     # pass any array layout; the policy is about what fastdt itself compiles
     user_facing = {"leaf_index", "go_left", "in_bitset", "_missing_left"}
-    for mod in (_exact, _grow, _validate, kernels):
+    # binning reads X (float32/float64) and writes codes (uint8/uint16): four at most
+    both_dtypes = {"bin_columns"}
+    for mod in (_binning, _exact, _grow, _hist, _validate, kernels):
         for name in dir(mod):
             k = getattr(mod, name)
             if name in user_facing:
                 continue
             if hasattr(k, "signatures") and hasattr(k, "py_func"):
-                assert len(k.signatures) <= 2, f"{mod.__name__}.{name}: {[str(s) for s in k.signatures]}"
+                limit = 4 if name in both_dtypes else 2
+                assert len(k.signatures) <= limit, (
+                    f"{mod.__name__}.{name}: {[str(s) for s in k.signatures]}"
+                )
