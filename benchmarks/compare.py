@@ -10,9 +10,12 @@ Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
 work in, so every library sees the same values); the first 80% of the rows train,
 the rest test. Prints the command line, the machine, the numba warm-up and start-up
-times and ONE markdown table (also written to ``--out``). Fit times are the best of
-``--repeat`` runs and include each library's own data preparation (fastdt's presort,
-XGBoost's DMatrix, LightGBM's binning).
+times, a markdown table of exact trees against scikit-learn (plus XGBoost exact and
+LightGBM), a table of histogram trees against LightGBM (plus scikit-learn's
+HistGradientBoosting and XGBoost hist, one tree each) and the histogram-building and
+binning throughput next to a bare numba loop (all also written to ``--out``). Fit
+times are the best of ``--repeat`` runs and include each library's own data
+preparation (fastdt's presort or binning, XGBoost's DMatrix, LightGBM's Dataset).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -100,23 +103,26 @@ class _Row:
     def __init__(self, task, library, seconds, rows, accuracy, nodes, same="", sk=None):
         self.task, self.library, self.seconds = task, library, seconds
         self.rows, self.accuracy, self.nodes, self.same = rows, accuracy, nodes, same
-        self.sk = sk  # sklearn's seconds for the same task
+        self.sk = sk  # the reference library's seconds for the same task
 
-    def cells(self):
+    def cells(self, with_same=True):
         ratio = f"{self.sk / self.seconds:.2f}x" if self.sk else "-"
         return [
             self.task, self.library, f"{self.seconds:.3g}",
-            f"{self.rows / self.seconds:,.0f}", f"{self.accuracy:.4f}",
-            f"{self.nodes:,}", ratio, self.same or "-",
+            f"{self.rows / self.seconds:,.0f}",
+            "-" if self.accuracy != self.accuracy else f"{self.accuracy:.4f}",
+            f"{self.nodes:,}" if self.nodes else "-", ratio, *([self.same or "-"] if with_same else []),
         ]
 
 
-def _table(rows):
-    head = ["task", "library", "seconds", "rows/s", "test accuracy", "nodes",
-            "vs sklearn", "same tree as sklearn"]
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join(["---"] * 2 + ["---:"] * 5 + [":---:"]) + "|"]
-    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+def _table(rows, ref="sklearn", with_same=True):
+    head = ["task", "library", "seconds", "rows/s", "test accuracy", "nodes", f"vs {ref}"]
+    align = ["---"] * 2 + ["---:"] * 5
+    if with_same:
+        head.append("same tree as sklearn")
+        align.append(":---:")
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(r.cells(with_same)) + " |" for r in rows]
     return lines
 
 
@@ -230,6 +236,132 @@ def _fit_rows(task, max_depth, data, threads, repeat, libs, with_boosters):
     return out, (tree, clf)
 
 
+def _lightgbm_single_tree(lgb, Xtr, ytr, max_depth, threads, max_bins):
+    """LightGBM configured as one plain tree (Dataset construction included)."""
+    params = {
+        "objective": "binary", "learning_rate": 1.0, "num_leaves": 1024,
+        "max_depth": max_depth, "min_data_in_leaf": 1, "min_sum_hessian_in_leaf": 0.0,
+        "lambda_l2": 0.0, "max_bin": max_bins, "num_threads": threads, "verbose": -1,
+    }
+    return lgb.train(params, lgb.Dataset(Xtr, label=ytr, params={"max_bin": max_bins,
+                                                                 "verbose": -1}),
+                     num_boost_round=1)
+
+
+def _hist_rows(data, threads, repeat, libs, max_bins=255, max_depth=10):
+    """One tree of depth 10 on binned features, each library including its binning."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    import fastdt
+
+    Xtr, ytr, Xte, yte = data
+    n = Xtr.shape[0]
+    task = f"fit, max_depth={max_depth}, {max_bins} bins"
+    found = []
+
+    def add(library, seconds, accuracy, nodes):
+        found.append((library, seconds, accuracy, nodes))
+
+    s, tree = _best(lambda: fastdt.fit(Xtr, ytr, max_depth=max_depth, splitter="hist",
+                                       max_bins=max_bins), repeat)
+    add("fastdt hist (binning included)", s, np.mean(fastdt.predict(tree, Xte) == yte),
+        tree.node_count)
+    sb, ds = _best(lambda: fastdt.Dataset(Xtr, max_bins=max_bins), repeat)
+    sf, tree2 = _best(lambda: fastdt.fit(ds, ytr, max_depth=max_depth), repeat)
+    add("fastdt hist: binning only (Dataset)", sb, float("nan"), 0)
+    add("fastdt hist: fit on a Dataset", sf, np.mean(fastdt.predict(tree2, Xte) == yte),
+        tree2.node_count)
+
+    lgb = libs.get("lightgbm")
+    if lgb is not None:
+        s, booster = _best(lambda: _lightgbm_single_tree(lgb, Xtr, ytr, max_depth, threads,
+                                                         max_bins), repeat)
+        leaves = booster.dump_model()["tree_info"][0]["num_leaves"]
+        add("LightGBM (1 tree, Dataset included)", s,
+            np.mean((booster.predict(Xte) > 0.5) == yte), 2 * leaves - 1)
+
+    for label, extra in (("max_leaf_nodes=31 default", {}),
+                         ("max_leaf_nodes=None", {"max_leaf_nodes": None,
+                                                  "min_samples_leaf": 1})):
+        hgb = dict(max_iter=1, max_depth=max_depth, learning_rate=1.0, max_bins=max_bins,
+                   early_stopping=False, l2_regularization=0.0, random_state=0, **extra)
+        s, m = _best(lambda: HistGradientBoostingClassifier(**hgb).fit(Xtr, ytr), repeat)
+        nodes = sum(len(p[0].nodes) for p in m._predictors)
+        add(f"sklearn HistGradientBoosting (max_iter=1, {label})", s,
+            np.mean(m.predict(Xte) == yte), nodes)
+
+    xgb = libs.get("xgboost")
+    if xgb is not None:
+        params = {
+            "objective": "binary:logistic", "tree_method": "hist", "max_depth": max_depth,
+            "max_bin": max_bins, "learning_rate": 1.0, "lambda": 0.0,
+            "min_child_weight": 0.0, "nthread": threads, "verbosity": 0,
+        }
+        s, booster = _best(lambda: xgb.train(params, xgb.DMatrix(Xtr, label=ytr,
+                                                                 nthread=threads),
+                                             num_boost_round=1), repeat)
+        p = booster.predict(xgb.DMatrix(Xte, nthread=threads))
+        add("XGBoost hist (1 tree, DMatrix included)", s, np.mean((p > 0.5) == yte),
+            len(booster.trees_to_dataframe()))
+
+    ref = next((sec for lib, sec, _, _ in found if lib.startswith("LightGBM")), None)
+    return [_Row(task, lib, sec, n, acc, nodes, "", ref) for lib, sec, acc, nodes in found]
+
+
+def _throughput_lines(Xtr, ytr, threads, repeat):
+    """Histogram building and binning throughput, next to a bare numba loop that does
+    nothing but build the same histograms (the ceiling of this machine)."""
+    import numba
+    import numpy as np
+    from numba import prange
+
+    import fastdt
+    from fastdt._hist import build_level
+
+    @numba.njit(parallel=True, nogil=True)
+    def bare(codes, y, out):
+        for f in prange(codes.shape[0]):
+            h = out[f]
+            for i in range(codes.shape[1]):
+                h[codes[f, i], y[i]] += 1.0
+
+    ds = fastdt.Dataset(Xtr)
+    codes = np.ascontiguousarray(ds.codes)
+    n_features, n = codes.shape
+    ycode = np.ascontiguousarray(ytr, dtype=np.int32)
+    width = int(ds.n_bins.max())
+    pool = np.zeros((1, n_features, width, 2))
+    jobs = np.array([[0, n, 0, -1]], dtype=np.int64)
+    no_part = np.zeros((0, 3), dtype=np.int64)
+    side = np.zeros(n, dtype=np.uint8)
+    rstat = np.empty((n, 0))
+    reps = max(5, repeat)
+
+    def ours():
+        build_level(codes, side, no_part, jobs, pool, ds.n_bins, ycode, rstat, True, False)
+
+    out = np.zeros((n_features, width, 2))
+    bare(codes, ycode, out)
+    ours()
+    t_ours, _ = _best(ours, reps)
+    t_bare, _ = _best(lambda: bare(codes, ycode, out), reps)
+    t_bin, _ = _best(lambda: fastdt.Dataset(Xtr), reps)
+    updates = n * n_features
+
+    def ns(t):
+        return f"{1e9 * t / updates:.2f} ns per (row, feature) update on {threads} threads, " \
+               f"{updates / t / threads / 1e6:,.0f} M updates/s per core"
+
+    return [
+        f"Histogram building, {n:,} rows x {n_features} features (uint8 codes, 2 classes): "
+        f"fastdt `build_level` {1e3 * t_ours:.1f} ms = {ns(t_ours)}; bare numba loop "
+        f"{1e3 * t_bare:.1f} ms = {ns(t_bare)}.  ",
+        f"Binning (`fastdt.Dataset`, 255 bins, edges from 200,000 sampled rows): "
+        f"{t_bin:.3f} s = {1e9 * t_bin / updates:.2f} ns per value.  ",
+    ]
+
+
 def _predict_rows(tree, clf, Xte, yte, repeat):
     """predict_proba throughput on ``Xte`` (all rows of the data set)."""
     import numpy as np
@@ -306,6 +438,15 @@ def main(argv=None):
     rows += _predict_rows(*trees, X, y, args.repeat)  # every row, train and test
 
     for line in _table(rows):
+        say(line)
+    say("")
+    say("Histogram splitter (one tree; each library's binning included unless noted):")
+    say("")
+    for line in _table(_hist_rows(data, threads, args.repeat, libs), ref="LightGBM",
+                       with_same=False):
+        say(line)
+    say("")
+    for line in _throughput_lines(data[0], data[1], threads, args.repeat):
         say(line)
     say("")
     say("Ties between equally good splits: scikit-learn breaks them by its random feature "

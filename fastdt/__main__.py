@@ -105,6 +105,10 @@ def build_parser():
                        help="an int, or a float fraction of the rows (default: 2)")
     fit_p.add_argument("--max-leaf-nodes", type=int, metavar="N")
     fit_p.add_argument("--random-state", type=int, metavar="N")
+    fit_p.add_argument("--splitter", choices=("best", "hist"), default="best",
+                       help="exact thresholds (best, default) or histogram splits (hist)")
+    fit_p.add_argument("--max-bins", type=_positive_int, metavar="N",
+                       help="bins per feature with --splitter hist (default 255)")
     fit_p.set_defaults(run=_cmd_fit)
 
     pred = sub.add_parser(
@@ -241,6 +245,7 @@ def _cmd_fit(args):
         task=args.task, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_leaf=args.min_samples_leaf, min_samples_split=args.min_samples_split,
         max_leaf_nodes=args.max_leaf_nodes, random_state=args.random_state,
+        splitter=args.splitter, max_bins=args.max_bins,
     )
     start = time.perf_counter()
     tree = fit(X, y, **params)

@@ -72,9 +72,10 @@ def sorted_columns(X, rows):
             for f in range(n_features):
                 out[f, i] = X[r, f]
     no_weights = np.empty(0)
+    weighted = no_weights.shape[0] > m  # False, as a plain bool: one signature
     for f in prange(n_features):
         # the sort carries ids and targets along; here they are scratch
-        _radix_sort_row(out[f], np.empty(m, dtype=np.int32), np.empty(m), no_weights, False)
+        _radix_sort_row(out[f], np.empty(m, dtype=np.int32), np.empty(m), no_weights, weighted)
     return out
 
 

@@ -500,17 +500,19 @@ def grow_hist(
     return finish_tree(inode, fnode, stats, node_count)
 
 
-def row_arrays(target, sw, is_clf, crit, weighted):
+def row_arrays(target, weights, is_clf, crit):
     """The per-row arrays of the layout, ``(ycode, rstat)``, from the targets (class
-    codes as floats, or y) and weights."""
+    codes, or y) and the weights (None when every weight is 1)."""
+    n = target.shape[0]
     if is_clf:
-        ycode = np.ascontiguousarray(target, dtype=np.int32)
-        rstat = sw.reshape(-1, 1).copy() if weighted else np.empty((ycode.shape[0], 0))
+        ycode = np.array(target, dtype=np.int32)  # a copy: partitioned in place
+        rstat = np.empty((n, 0)) if weights is None else weights.reshape(-1, 1).copy()
         return ycode, rstat
-    rstat = np.empty((target.shape[0], 3))
-    rstat[:, 0] = sw
-    rstat[:, 1] = sw * target
-    rstat[:, 2] = sw * _target_stats(crit, target)
+    w = np.ones(n) if weights is None else weights
+    rstat = np.empty((n, 3))
+    rstat[:, 0] = w
+    rstat[:, 1] = w * target
+    rstat[:, 2] = w * _target_stats(crit, target)
     return np.empty(0, dtype=np.int32), rstat
 
 

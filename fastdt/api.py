@@ -80,26 +80,24 @@ def fit(X, y, *, sample_weight=None, **params):
     sw = _input.check_sample_weight(sample_weight, n)
 
     if task == "classification":
-        classes, codes = _input.check_y_classification(y, n)
-        cw = _input.class_weights(p["class_weight"], classes, codes)
+        classes, target = _input.check_y_classification(y, n)  # int32 class codes
+        cw = _input.class_weights(p["class_weight"], classes, target)
         if cw is not None:
             sw = sw * cw
             if not sw.sum() > 0:
                 raise ValueError("class_weight leaves every sample with zero weight")
         crit = CRITERIA_CLF[criterion]
         n_stats = len(classes)
-        target = codes.astype(np.float64)
     else:
         classes = None
-        yv = _input.check_y_regression(y, n)
+        target = _input.check_y_regression(y, n)
         crit = CRITERIA_REG[criterion]
         if crit == POISSON:
-            if np.any(yv < 0) or not (yv * sw).sum() > 0:
+            if np.any(target < 0) or not (target * sw).sum() > 0:
                 raise ValueError(
                     "criterion='poisson' needs y >= 0 with a positive (weighted) sum"
                 )
         n_stats = 3
-        target = yv
 
     lim = _input.resolve_limits(p, n, n_features, sw)
     seed = _input.seed_from(p["random_state"])
@@ -112,15 +110,22 @@ def fit(X, y, *, sample_weight=None, **params):
     # Samples of weight zero are left out of the growth, as scikit-learn's splitter
     # does: they count in no node (n_node_samples, min_samples_*) and place no threshold.
     # Fractional min_samples_* were resolved above from all samples, as scikit-learn.
-    positive = sw > 0
+    positive = None
+    if not sw.min() > 0:
+        positive = sw > 0
+        target = target[positive]
+        sw = sw[positive]
+    weights = sw if np.any(sw != 1.0) else None  # None: every weight is 1
+    del sw  # per-row arrays are the memory of a large fit: keep only what grows
     if splitter == "hist":
-        if dataset is None:
+        own = dataset is None  # binned here: the fit may rearrange the codes in place
+        if own:
             dataset = Dataset._from_checked(Xa, p["max_bins"] or DEFAULT_MAX_BINS, feature_names)
             del Xa  # the codes are all a histogram fit needs
-        inode, fnode, stats = _grow_hist(dataset, target, sw, positive, n_stats, is_clf,
-                                         crit, growth)
+        inode, fnode, stats = _grow_hist(dataset, target, weights, positive, n_stats, is_clf,
+                                         crit, growth, own)
     else:
-        inode, fnode, stats = _grow_exact(Xa, target, sw, positive, n_stats, is_clf,
+        inode, fnode, stats = _grow_exact(Xa, target, weights, positive, n_stats, is_clf,
                                           crit, growth)
     if lim["max_leaf_nodes"] > 0:
         inode, fnode, stats = _renumber_bfs(inode, fnode, stats)
@@ -160,32 +165,36 @@ def fit(X, y, *, sample_weight=None, **params):
     )
 
 
-def _grow_exact(Xa, target, sw, positive, n_stats, is_clf, crit, growth):
-    if not positive.all():
+def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, growth):
+    """Presort, then grow (``weights``: None when every weight is 1; ``positive``: the
+    rows kept, None for all)."""
+    if positive is not None:
         Xa = np.ascontiguousarray(Xa[positive])
-        target = target[positive]
-        sw = sw[positive]
     n, n_features = Xa.shape
-    weighted = bool(np.any(sw != 1.0))
+    target = target.astype(np.float64)
+    sw = np.empty(0) if weights is None else weights
     idx = np.empty((n_features, n), dtype=ID_DTYPE)
     xs = np.empty((n_features, n), dtype=Xa.dtype)
     ys = np.empty((n_features, n), dtype=np.float64)
-    ws = np.empty((n_features, n if weighted else 0), dtype=np.float64)
+    ws = np.empty((n_features, n if weights is not None else 0), dtype=np.float64)
     # ties in a feature are broken by (y, w), so that row order cannot change the sums
-    base = (np.lexsort((sw, target)) if weighted else np.argsort(target, kind="stable"))
+    base = (np.argsort(target, kind="stable") if weights is None
+            else np.lexsort((weights, target)))
     presort(Xa, target, sw, base.astype(ID_DTYPE), idx, xs, ys, ws)
     return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, *growth)
 
 
-def _grow_hist(dataset, target, sw, positive, n_stats, is_clf, crit, growth):
-    if positive.all():
-        codes = dataset.codes.copy()  # partitioned in place by the fit
+def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth, own):
+    """Bin-code layout, then grow (arguments as :func:`_grow_exact`; ``own``: the
+    Dataset was made by this fit, so its codes may be rearranged in place)."""
+    if positive is None:
+        # partitioned in place by the fit: a user's Dataset is copied, never changed
+        codes = dataset.codes if own else dataset.codes.copy()
+        codes.flags.writeable = True
     else:
         codes = np.ascontiguousarray(dataset.codes[:, positive])
-        target = target[positive]
-        sw = sw[positive]
-    weighted = bool(np.any(sw != 1.0))
-    ycode, rstat = row_arrays(target, sw, is_clf, crit, weighted)
+    weighted = weights is not None
+    ycode, rstat = row_arrays(target, weights, is_clf, crit)
     width = n_stats + (1 if weighted else 0)
     slot_bytes = 8 * width * codes.shape[0] * dataset.bin_lo.shape[1]
     max_slots = max(2, HIST_POOL_BYTES // slot_bytes)

@@ -173,6 +173,22 @@ def test_fit_predict_classification_round_trip(capsys, clf_csv, tmp_path):
                                   fastdt.predict_proba(tree, df[tree.feature_names]))
 
 
+def test_fit_hist_splitter(capsys, clf_csv, tmp_path):
+    model = tmp_path / "hist.npz"
+    code, out, err = run(capsys, "fit", clf_csv, "--target", "species", "--max-depth", 3,
+                         "--splitter", "hist", "--max-bins", 8, "--out", model)
+    assert code == 0, err
+    tree = fastdt.load(model)
+    assert tree.params["splitter"] == "hist" and tree.params["max_bins"] == 8
+    df = pd.read_csv(clf_csv)
+    expected = fastdt.fit(df[["sepal", "petal", "width"]], df["species"], max_depth=3,
+                          splitter="hist", max_bins=8)
+    np.testing.assert_array_equal(tree.threshold, expected.threshold)
+    code, out, err = run(capsys, "fit", clf_csv, "--target", "species", "--max-bins", 8,
+                         "--out", model)
+    assert code == 2 and "max_bins applies to splitter='hist' only" in err
+
+
 def test_fit_predict_regression_round_trip(capsys, reg_csv, tmp_path):
     model = tmp_path / "reg"  # numpy appends .npz; the summary names the real file
     code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--task", "regression",

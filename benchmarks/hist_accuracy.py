@@ -1,0 +1,80 @@
+"""Test accuracy of the histogram splitter next to the exact one (plain script, not asv).
+
+Usage: ``python benchmarks/hist_accuracy.py [--datasets DIR]``
+
+Adult (``$FASTDT_DATASETS`` or ``../shared/datasets``; categorical columns
+ordinal-encoded by sorted level, ``?`` as a level) with its own train/test split, and
+``make_classification(n_samples=200_000, n_features=20, n_informative=10,
+random_state=0)`` (80% train), at several depths with ``max_bins=255``. Prints one
+markdown table.
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def adult(folder):
+    import numpy as np
+    import pandas as pd
+
+    frames = [pd.read_csv(folder / name, skipinitialspace=True)
+              for name in ("adult.data", "adult.test")]
+    for df in frames:
+        df["income"] = df["income"].str.rstrip(".")
+    both = pd.concat(frames)
+    out = []
+    for df in frames:
+        X = df.drop(columns="income").copy()
+        for col in X.columns:
+            if not pd.api.types.is_numeric_dtype(X[col]):
+                X[col] = pd.Categorical(X[col], categories=sorted(both[col].unique())).codes
+        out += [X.to_numpy(dtype=np.float64), (df["income"] == ">50K").to_numpy(int)]
+    return tuple(out)
+
+
+def synthetic():
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=200_000, n_features=20, n_informative=10,
+                               random_state=0)
+    X = X.astype(np.float32)
+    cut = 160_000
+    return X[:cut], y[:cut], X[cut:], y[cut:]
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--datasets", default=os.environ.get("FASTDT_DATASETS"))
+    args = p.parse_args(argv)
+    folder = Path(args.datasets) if args.datasets else \
+        Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import importlib
+
+    import numpy as np
+
+    importlib.import_module("common")  # makes a checkout's fastdt importable
+    import fastdt
+
+    sets = [("make_classification 200k", synthetic())]
+    if (folder / "adult.data").exists():
+        sets.insert(0, ("Adult (ordinal-encoded)", adult(folder)))
+    else:
+        print(f"(Adult not found in {folder}: skipped)")
+    print("| data | max_depth | exact accuracy | hist accuracy | difference (points) |")
+    print("|---|---:|---:|---:|---:|")
+    for name, (Xtr, ytr, Xte, yte) in sets:
+        for depth in (4, 8, 12, None):
+            acc = []
+            for splitter in ("best", "hist"):
+                tree = fastdt.fit(Xtr, ytr, max_depth=depth, splitter=splitter)
+                acc.append(np.mean(fastdt.predict(tree, Xte) == yte))
+            print(f"| {name} | {depth} | {100 * acc[0]:.2f}% | {100 * acc[1]:.2f}% | "
+                  f"{100 * (acc[1] - acc[0]):+.2f} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
