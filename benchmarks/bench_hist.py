@@ -7,27 +7,15 @@ LightGBM's figure includes its Dataset construction); ``time_fit_dataset`` reuse
 
 import fastdt
 
-from .common import classification, regression, rows_param, set_threads, warm_up
+from .bench_fit import _Fit
+from .common import classification, regression
 
 
-class _Hist:
-    params = (rows_param([100_000, 1_000_000]), [10, None])
-    param_names = ["rows", "max_depth"]
-    timeout = 600
-    number = 1
+class _Hist(_Fit):
     repeat = (1, 5, 30.0)
-    rounds = 1
-    min_run_count = 1
-    warmup_time = 0
-    criterion = None
-
-    def data(self, rows):
-        raise NotImplementedError
 
     def setup(self, rows, max_depth):
-        set_threads()
-        warm_up()
-        self.X, self.y = self.data(rows)
+        super().setup(rows, max_depth)
         self.ds = fastdt.Dataset(self.X)
 
     def time_fit(self, rows, max_depth):

@@ -327,7 +327,7 @@ def _throughput_lines(Xtr, ytr, threads, repeat):
                 h[codes[f, i], y[i]] += 1.0
 
     ds = fastdt.Dataset(Xtr)
-    codes = np.ascontiguousarray(ds.codes)
+    codes = ds.codes.copy()  # the Dataset's own codes are read-only
     n_features, n = codes.shape
     ycode = np.ascontiguousarray(ytr, dtype=np.int32)
     width = int(ds.n_bins.max())

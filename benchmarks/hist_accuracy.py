@@ -15,25 +15,6 @@ import sys
 from pathlib import Path
 
 
-def adult(folder):
-    import numpy as np
-    import pandas as pd
-
-    frames = [pd.read_csv(folder / name, skipinitialspace=True)
-              for name in ("adult.data", "adult.test")]
-    for df in frames:
-        df["income"] = df["income"].str.rstrip(".")
-    both = pd.concat(frames)
-    out = []
-    for df in frames:
-        X = df.drop(columns="income").copy()
-        for col in X.columns:
-            if not pd.api.types.is_numeric_dtype(X[col]):
-                X[col] = pd.Categorical(X[col], categories=sorted(both[col].unique())).codes
-        out += [X.to_numpy(dtype=np.float64), (df["income"] == ">50K").to_numpy(int)]
-    return tuple(out)
-
-
 def synthetic():
     import numpy as np
     from sklearn.datasets import make_classification
@@ -61,7 +42,9 @@ def main(argv):
 
     sets = [("make_classification 200k", synthetic())]
     if (folder / "adult.data").exists():
-        sets.insert(0, ("Adult (ordinal-encoded)", adult(folder)))
+        from fastdt.datasets import load_adult
+
+        sets.insert(0, ("Adult (ordinal-encoded)", load_adult(folder)))
     else:
         print(f"(Adult not found in {folder}: skipped)")
     print("| data | max_depth | exact accuracy | hist accuracy | difference (points) |")

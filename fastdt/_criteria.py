@@ -70,6 +70,23 @@ def impurity(crit, stats, w):
     return (stats[2] - stats[1] * math.log(stats[1] / w)) / w
 
 
+@INLINE
+def gini_fraction(left, total, wl, wr):
+    """The gini proxy ``sum(l**2)/wl + sum(r**2)/wr`` as a fraction ``(num, den)``.
+
+    ``num = sum(l**2)*wr + sum(r**2)*wl`` and ``den = wl*wr``: candidates are compared
+    by cross-multiplication, without a division per candidate (exact ties stay ties).
+    """
+    sq_l = 0.0
+    sq_r = 0.0
+    for c in range(left.shape[0]):
+        lc = left[c]
+        rc = total[c] - lc
+        sq_l += lc * lc
+        sq_r += rc * rc
+    return sq_l * wr + sq_r * wl, wl * wr
+
+
 @JIT
 def proxy_classification(crit, left, total, wl, wr, parent_impurity, work):
     """Proxy improvement of a classification split; larger is better.
@@ -90,14 +107,8 @@ def proxy_classification(crit, left, total, wl, wr, parent_impurity, work):
         Scratch space for the right child's counts.
     """
     if crit == GINI:
-        sq_l = 0.0
-        sq_r = 0.0
-        for c in range(left.shape[0]):
-            lc = left[c]
-            rc = total[c] - lc
-            sq_l += lc * lc
-            sq_r += rc * rc
-        return sq_l / wl + sq_r / wr
+        num, den = gini_fraction(left, total, wl, wr)
+        return num / den
     for c in range(left.shape[0]):
         work[c] = total[c] - left[c]
     hl = _entropy(left, wl)
@@ -122,23 +133,6 @@ def proxy_regression(crit, sl, wl, sr, wr):
     if sl <= EPSILON or sr <= EPSILON:
         return -np.inf
     return sl * math.log(sl / wl) + sr * math.log(sr / wr)
-
-
-@INLINE
-def gini_fraction(left, total, wl, wr):
-    """The gini proxy ``sum(l**2)/wl + sum(r**2)/wr`` as a fraction ``(num, den)``.
-
-    ``num = sum(l**2)*wr + sum(r**2)*wl`` and ``den = wl*wr``: candidates are compared
-    by cross-multiplication, without a division per candidate (exact ties stay ties).
-    """
-    sq_l = 0.0
-    sq_r = 0.0
-    for c in range(left.shape[0]):
-        lc = left[c]
-        rc = total[c] - lc
-        sq_l += lc * lc
-        sq_r += rc * rc
-    return sq_l * wr + sq_r * wl, wl * wr
 
 
 @INLINE

@@ -254,8 +254,8 @@ def scan_nodes(
 ):
     """Score every (open node, feature) from the nodes' histograms (``prange`` over nodes).
 
-    A node with ``slots[k] < 0`` has no stored histogram: it is built here, in scratch
-    owned by the thread. Outputs are ``[k, F]`` tables (``out_l``/``out_r``:
+    A node with ``slots[k] < 0`` has no stored histogram: it is built here, one
+    feature at a time, in scratch owned by the thread. Outputs are ``[k, F]`` tables (``out_l``/``out_r``:
     ``[k, F, S]`` children statistics of each feature's best split).
     """
     n_features = codes.shape[0]
@@ -263,17 +263,19 @@ def scan_nodes(
     for k in prange(slots.shape[0]):
         a = scan[k, 0]
         b = scan[k, 1]
-        if slots[k] >= 0:
-            hk = pool[slots[k]]
-        else:
-            hk = np.zeros(pool.shape[1:])
-            for f in range(n_features):
-                _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, hk[f])
+        stored = slots[k] >= 0
+        scratch = np.empty((0 if stored else pool.shape[2], pool.shape[3]))
         left = np.empty(n_stats)
         work = np.empty(n_stats)
         for f in range(n_features):
+            if stored:
+                h = pool[slots[k], f]
+            else:  # one feature at a time: the scratch stays in L1
+                h = scratch
+                h[: n_bins[f]] = 0.0
+                _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, h)
             proxy, nl, thr, nc, bb = _scan_bins(
-                hk[f], n_bins[f], bin_lo[f], bin_hi[f], scan_stats[k], scan_w[k], b - a,
+                h, n_bins[f], bin_lo[f], bin_hi[f], scan_stats[k], scan_w[k], b - a,
                 scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
                 left, work, out_l[k, f], out_r[k, f],
             )

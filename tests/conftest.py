@@ -33,20 +33,8 @@ def datasets_dir():
 
 @pytest.fixture(scope="session")
 def adult(datasets_dir):
-    """Adult train/test as float64 arrays, categorical columns ordinal-encoded (codes of
-    the sorted levels seen in either split; ``?`` is a level of its own for now)."""
-    pd = pytest.importorskip("pandas")
-    frames = [pd.read_csv(datasets_dir / name, skipinitialspace=True)
-              for name in ("adult.data", "adult.test")]
-    for df in frames:
-        df["income"] = df["income"].str.rstrip(".")
-    both = pd.concat(frames)
-    out = []
-    for df in frames:
-        X = df.drop(columns="income").copy()
-        for col in X.columns:
-            if not pd.api.types.is_numeric_dtype(X[col]):
-                levels = sorted(both[col].unique())
-                X[col] = pd.Categorical(X[col], categories=levels).codes
-        out += [X.to_numpy(dtype=np.float64), (df["income"] == ">50K").to_numpy(int)]
-    return tuple(out)
+    """Adult train/test, categorical columns ordinal-encoded (``fastdt.datasets``)."""
+    pytest.importorskip("pandas")
+    from fastdt.datasets import load_adult
+
+    return load_adult(datasets_dir)
