@@ -324,7 +324,8 @@ def _throughput_lines(Xtr, ytr, threads, repeat):
         for f in prange(codes.shape[0]):
             h = out[f]
             for i in range(codes.shape[1]):
-                h[codes[f, i], y[i]] += 1.0
+                q = np.uint64(i)  # unsigned: no wrap-around test, as in fastdt
+                h[codes[f, q], np.uint32(y[q])] += 1.0
 
     ds = fastdt.Dataset(Xtr)
     codes = ds.codes.copy()  # the Dataset's own codes are read-only

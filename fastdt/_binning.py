@@ -112,21 +112,23 @@ def bin_columns(X, columns, edges, lo, hi, codes, outside):
             for j in range(columns.shape[0]):
                 f = columns[j]
                 e = edges[f]
+                # indices are unsigned: numba then skips the wrap-around test of
+                # negative indices on every access
                 for i in range(m):
-                    xb[i] = X[start + i, f]
+                    xb[i] = X[np.uint64(start + i), f]
                     pos[i] = 0
                 step = half
                 while step > 0:
                     for i in range(m):
-                        pos[i] += step if e[pos[i] + step - 1] < xb[i] else 0
+                        pos[i] += step if e[np.uint64(pos[i] + step - 1)] < xb[i] else 0
                     step >>= 1
                 out = 0
                 lo_f = lo[f]
                 hi_f = hi[f]
                 codes_f = codes[f]
                 for i in range(m):
-                    k = pos[i]
-                    codes_f[start + i] = k
+                    k = np.uint64(pos[i])
+                    codes_f[np.uint64(start + i)] = k
                     out |= (xb[i] < lo_f[k]) | (xb[i] > hi_f[k])
                 if out:
                     outside[c, f] = 1

@@ -88,7 +88,7 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
     for i in range(n):
         k = keys[i] >> np.uint64(lo)
         for d in range(n_pass):
-            counts[d, np.int64((k >> np.uint64(d * width)) & mask)] += 1
+            counts[d, (k >> np.uint64(d * width)) & mask] += 1
     k_a, i_a, y_a, w_a = keys, idx_f.copy(), ys_f.copy(), ws_f.copy()
     k_b = np.empty(n, dtype=np.uint64)
     i_b = np.empty(n, dtype=idx_f.dtype)
@@ -103,9 +103,10 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
         shift = np.uint64(lo + d * width)
         for i in range(n):
             k = k_a[i]
-            bkt = np.int64((k >> shift) & mask)
+            bkt = (k >> shift) & mask  # unsigned: no wrap-around test when indexing
             q = pos[bkt]
             pos[bkt] = q + 1
+            q = np.uint64(q)
             k_b[q] = k
             i_b[q] = i_a[i]
             y_b[q] = y_a[i]
@@ -182,31 +183,42 @@ def presort(X, y, w, base, idx, xs, ys, ws):
 @JIT
 def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x, s_y, s_w):
     """Stable in-place partition of one feature row over ``[a, b)``: side 0 first, then
-    side 1 (the right part waits in the ``s_*`` scratch buffers)."""
+    side 1 (the right part waits in the ``s_*`` scratch buffers).
+
+    Branch-free (each entry is written to both destinations and only its side's
+    counter advances: the side of a sample is unpredictable), with unsigned indices
+    (numba then skips the wrap-around test of negative indices on every access).
+    """
     wpos = a
     r = 0
     for p in range(a, b):
-        i = idx_f[p]
-        if side[i] == 0:
-            idx_f[wpos] = i
-            xs_f[wpos] = xs_f[p]
-            ys_f[wpos] = ys_f[p]
-            if weighted:
-                ws_f[wpos] = ws_f[p]
-            wpos += 1
-        else:
-            s_idx[r] = i
-            s_x[r] = xs_f[p]
-            s_y[r] = ys_f[p]
-            if weighted:
-                s_w[r] = ws_f[p]
-            r += 1
-    for q in range(r):
-        idx_f[wpos + q] = s_idx[q]
-        xs_f[wpos + q] = s_x[q]
-        ys_f[wpos + q] = s_y[q]
+        q = np.uint64(p)
+        qw = np.uint64(wpos)
+        qr = np.uint64(r)
+        i = idx_f[q]
+        x = xs_f[q]
+        yv = ys_f[q]
+        s = np.int64(side[np.uint64(i)])
+        idx_f[qw] = i
+        xs_f[qw] = x
+        ys_f[qw] = yv
+        s_idx[qr] = i
+        s_x[qr] = x
+        s_y[qr] = yv
         if weighted:
-            ws_f[wpos + q] = s_w[q]
+            wv = ws_f[q]
+            ws_f[qw] = wv
+            s_w[qr] = wv
+        wpos += 1 - s
+        r += s
+    for j in range(r):
+        qj = np.uint64(j)
+        qw = np.uint64(wpos + j)
+        idx_f[qw] = s_idx[qj]
+        xs_f[qw] = s_x[qj]
+        ys_f[qw] = s_y[qj]
+        if weighted:
+            ws_f[qw] = s_w[qj]
 
 
 @JIT
@@ -240,16 +252,17 @@ def _scan_segment(
     p_lo = a + min_samples_leaf - 1
     p_hi = b - min_samples_leaf - 1
     for p in range(a, b - 1):
-        wi = ws_f[p] if weighted else 1.0
+        q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
+        wi = ws_f[q] if weighted else 1.0
         wl += wi
         if is_clf:
-            left[np.int64(ys_f[p])] += wi
+            left[np.uint64(ys_f[q])] += wi
         else:
-            sl += wi * ys_f[p]
+            sl += wi * ys_f[q]
         if p < p_lo or p > p_hi:
             continue
-        x0 = xs_f[p]
-        x1 = xs_f[p + 1]
+        x0 = xs_f[q]
+        x1 = xs_f[np.uint64(p + 1)]
         if x1 <= x0 + FEATURE_THRESHOLD:
             continue
         wr = w_node - wl
@@ -367,12 +380,13 @@ def walk_splits(idx, ys, ws, seg, feat, n_left, is_clf, crit, side, left_stats, 
         b = seg[k, 1]
         m = a + n_left[k]
         for p in range(a, b):
+            q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
             s = left_stats[k] if p < m else right_stats[k]
-            side[idx[f, p]] = 0 if p < m else 1
-            wi = ws[f, p] if weighted else 1.0
-            yv = ys[f, p]
+            side[np.uint64(idx[f, q])] = 0 if p < m else 1
+            wi = ws[f, q] if weighted else 1.0
+            yv = ys[f, q]
             if is_clf:
-                s[np.int64(yv)] += wi
+                s[np.uint64(yv)] += wi
             else:
                 s[0] += wi
                 s[1] += wi * yv

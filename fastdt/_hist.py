@@ -46,36 +46,45 @@ from ._grow import (
 
 
 @INLINE
-def _bin_rows(hk, is_clf, weighted):
-    """Rows counted in one bin row ``hk`` of a histogram."""
+def _bin_rows(h, q, is_clf, weighted):
+    """Rows counted in bin ``q`` (unsigned) of histogram ``h``."""
     if weighted:
-        return hk[hk.shape[0] - 1]
+        return h[q, h.shape[1] - 1]
     if is_clf:
         s = 0.0
-        for c in range(hk.shape[0]):
-            s += hk[c]
+        for c in range(h.shape[1]):
+            s += h[q, c]
         return s
-    return hk[0]
+    return h[q, 0]
 
 
 @JIT
 def _accumulate(codes_f, ycode, rstat, a, b, is_clf, weighted, h):
-    """Add positions ``[a, b)`` of one feature row to histogram ``h`` (float64 [B, H])."""
+    """Add positions ``[a, b)`` of one feature row to histogram ``h`` (float64 [B, H]).
+
+    Positions are indexed as unsigned integers: numba then knows they are not
+    negative and leaves out the wrap-around test of every access (2.5 times faster
+    here). Unsigned values are used for indexing only: numba turns mixed
+    signed/unsigned arithmetic into floats.
+    """
     last = h.shape[1] - 1
     if is_clf and not weighted:
         for p in range(a, b):
-            h[codes_f[p], ycode[p]] += 1.0
+            q = np.uint64(p)
+            h[codes_f[q], np.uint32(ycode[q])] += 1.0
     elif is_clf:
         for p in range(a, b):
-            k = codes_f[p]
-            h[k, ycode[p]] += rstat[p, 0]
+            q = np.uint64(p)
+            k = codes_f[q]
+            h[k, np.uint32(ycode[q])] += rstat[q, 0]
             h[k, last] += 1.0
     else:
         for p in range(a, b):
-            k = codes_f[p]
-            h[k, 0] += rstat[p, 0]
-            h[k, 1] += rstat[p, 1]
-            h[k, 2] += rstat[p, 2]
+            q = np.uint64(p)
+            k = codes_f[q]
+            h[k, 0] += rstat[q, 0]
+            h[k, 1] += rstat[q, 1]
+            h[k, 2] += rstat[q, 2]
             if weighted:
                 h[k, last] += 1.0
 
@@ -91,14 +100,15 @@ def _partition_codes(codes_f, side, a, b, buf):
     w = a
     r = 0
     for p in range(a, b):
-        v = codes_f[p]
-        s = np.int64(side[p])
-        codes_f[w] = v
-        buf[r] = v
+        q = np.uint64(p)  # unsigned indexing, as in _accumulate
+        v = codes_f[q]
+        s = np.int64(side[q])
+        codes_f[np.uint64(w)] = v
+        buf[np.uint64(r)] = v
         w += 1 - s
         r += s
-    for q in range(r):
-        codes_f[w + q] = buf[q]
+    for j in range(r):
+        codes_f[np.uint64(w + j)] = buf[np.uint64(j)]
 
 
 @PJIT
@@ -108,8 +118,10 @@ def mark_sides(codes, part, feat, cbin, side):
     for m in prange(part.shape[0]):
         f = feat[m]
         t = cbin[m]
+        codes_f = codes[f]
         for p in range(part[m, 0], part[m, 1]):
-            side[p] = 1 if codes[f, p] > t else 0
+            q = np.uint64(p)  # unsigned indexing, as in _accumulate
+            side[q] = 1 if codes_f[q] > t else 0
 
 
 @PJIT
@@ -125,23 +137,28 @@ def partition_rows(ycode, rstat, side, part):
         buf_s = np.empty((b - a, n_cols))
         w = a
         r = 0
-        for p in range(a, b):
-            s = np.int64(side[p])
+        for p in range(a, b):  # unsigned indexing, as in _accumulate
+            q = np.uint64(p)
+            qw = np.uint64(w)
+            qr = np.uint64(r)
+            s = np.int64(side[q])
             if has_code:
-                v = ycode[p]
-                ycode[w] = v
-                buf_c[r] = v
+                v = ycode[q]
+                ycode[qw] = v
+                buf_c[qr] = v
             for j in range(n_cols):
-                x = rstat[p, j]
-                rstat[w, j] = x
-                buf_s[r, j] = x
+                x = rstat[q, j]
+                rstat[qw, j] = x
+                buf_s[qr, j] = x
             w += 1 - s
             r += s
-        for q in range(r):
+        for i in range(r):
+            qi = np.uint64(i)
+            qw = np.uint64(w + i)
             if has_code:
-                ycode[w + q] = buf_c[q]
+                ycode[qw] = buf_c[qi]
             for j in range(n_cols):
-                rstat[w + q, j] = buf_s[q, j]
+                rstat[qw, j] = buf_s[qi, j]
 
 
 @PJIT
@@ -204,16 +221,18 @@ def _scan_bins(
     best_nl = 0
     best_thr = np.nan
     best_bin = -1
-    prev = -1
-    first = -1
+    prev = np.uint64(0)  # last non-empty bin (valid once `seen`)
+    first = np.uint64(0)
+    seen = False
     for k in range(nb):
-        cnt = _bin_rows(h[k], is_clf, weighted)
+        q = np.uint64(k)  # unsigned indexing, as in _accumulate
+        cnt = _bin_rows(h, q, is_clf, weighted)
         if cnt == 0.0:
             continue
-        if prev < 0:
-            first = k
+        if not seen:
+            first = q
         elif (nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
-              and lo[k] > hi[prev] + FEATURE_THRESHOLD):
+              and lo[q] > hi[prev] + FEATURE_THRESHOLD):
             wr = w_node - wl
             if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
                 num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
@@ -221,28 +240,33 @@ def _scan_bins(
                     best_num = num
                     best_den = den
                     best_nl = nl
-                    best_bin = prev
-                    best_thr = split_threshold(hi[prev], lo[k])
+                    best_bin = np.int64(prev)
+                    best_thr = split_threshold(hi[prev], lo[q])
         if is_clf:
             for c in range(n_stats):
-                left[c] += h[k, c]
-                wl += h[k, c]
+                left[c] += h[q, c]
+                wl += h[q, c]
         else:
-            wl += h[k, 0]
-            sl += h[k, 1]
+            wl += h[q, 0]
+            sl += h[q, 1]
         nl += np.int64(cnt)
-        prev = k
-    nonconst = prev >= 0 and hi[prev] > lo[first] + FEATURE_THRESHOLD
+        prev = q
+        seen = True
+    nonconst = seen and hi[prev] > lo[first] + FEATURE_THRESHOLD
     for c in range(n_stats):
         out_l[c] = 0.0
         out_r[c] = 0.0
     if best_bin >= 0:
         for k in range(nb):
-            if _bin_rows(h[k], is_clf, weighted) == 0.0:
+            q = np.uint64(k)
+            if _bin_rows(h, q, is_clf, weighted) == 0.0:
                 continue
-            dst = out_l if k <= best_bin else out_r
-            for c in range(n_stats):
-                dst[c] += h[k, c]
+            if k <= best_bin:
+                for c in range(n_stats):
+                    out_l[c] += h[q, c]
+            else:
+                for c in range(n_stats):
+                    out_r[c] += h[q, c]
     return best_num / best_den, best_nl, best_thr, nonconst, best_bin
 
 
