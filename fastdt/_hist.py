@@ -279,27 +279,48 @@ def scan_nodes(
     """Score every (open node, feature) from the nodes' histograms (``prange`` over nodes).
 
     A node with ``slots[k] < 0`` has no stored histogram: it is built here, one
-    feature at a time, in scratch owned by the thread. Outputs are ``[k, F]`` tables (``out_l``/``out_r``:
-    ``[k, F, S]`` children statistics of each feature's best split).
+    feature at a time, in scratch owned by the thread (over its occupied bins only when
+    it has fewer rows than bins). Outputs are ``[k, F]`` tables
+    (``out_l``/``out_r``: ``[k, F, S]`` children statistics of each feature's best
+    split).
     """
     n_features = codes.shape[0]
     n_stats = scan_stats.shape[1]
+    width = pool.shape[3]
     for k in prange(slots.shape[0]):
         a = scan[k, 0]
         b = scan[k, 1]
         stored = slots[k] >= 0
-        scratch = np.empty((0 if stored else pool.shape[2], pool.shape[3]))
+        # a node with fewer rows than bins gets a compact histogram of its occupied bins
+        compact = not stored and b - a <= pool.shape[2]
+        scratch = np.empty((0 if stored or compact else pool.shape[2], width))
+        r = b - a if compact else 0
+        order = np.empty(r, dtype=np.int64)
+        h_c = np.empty((r, width))
+        lo_c = np.empty(r)
+        hi_c = np.empty(r)
+        bins = np.empty(r, dtype=np.int64)
+        start = np.empty(pool.shape[2] + 1 if compact else 0, dtype=np.int64)
         left = np.empty(n_stats)
         work = np.empty(n_stats)
         for f in range(n_features):
+            nb = n_bins[f]
+            lo_f = bin_lo[f]
+            hi_f = bin_hi[f]
             if stored:
                 h = pool[slots[k], f]
+            elif compact:
+                nb = _compact_histogram(codes[f], ycode, rstat, a, b, is_clf, weighted, nb,
+                                        lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins)
+                h = h_c
+                lo_f = lo_c
+                hi_f = hi_c
             else:  # one feature at a time: the scratch stays in L1
                 h = scratch
-                h[: n_bins[f]] = 0.0
+                h[:nb] = 0.0
                 _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, h)
             proxy, nl, thr, nc, bb = _scan_bins(
-                h, n_bins[f], bin_lo[f], bin_hi[f], scan_stats[k], scan_w[k], b - a,
+                h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
                 scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
                 left, work, out_l[k, f], out_r[k, f],
             )
@@ -307,7 +328,52 @@ def scan_nodes(
             out_nl[k, f] = nl
             out_thr[k, f] = thr
             out_nc[k, f] = nc
-            out_bin[k, f] = bb
+            out_bin[k, f] = bins[bb] if compact and bb >= 0 else bb
+
+
+@JIT
+def _compact_histogram(codes_f, ycode, rstat, a, b, is_clf, weighted, nb, lo_f, hi_f,
+                       start, order, h, lo_c, hi_c, bins):
+    """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
+
+    For a node with fewer rows than bins, whose dense histogram would be mostly empty
+    bins to zero and scan: the rows are counting-sorted by code (stable, so each bin
+    adds its rows in position order, as the dense histogram does: the same sums, the
+    same tree), then grouped. Fills the first ``m`` rows of ``h``, ``lo_c``, ``hi_c``
+    and ``bins`` (the occupied bins' codes) and returns ``m``. ``start`` is int64
+    scratch of at least ``nb + 1``.
+    """
+    start[: nb + 1] = 0
+    for p in range(a, b):
+        start[np.uint64(codes_f[np.uint64(p)]) + np.uint64(1)] += 1
+    for c in range(nb):
+        start[c + 1] += start[c]
+    for p in range(a, b):
+        c = np.uint64(codes_f[np.uint64(p)])
+        order[start[c]] = p
+        start[c] += 1
+    last = h.shape[1] - 1
+    m = -1
+    for i in range(b - a):
+        p = np.uint64(order[i])
+        c = np.uint64(codes_f[p])
+        if m < 0 or c != bins[m]:
+            m += 1
+            h[m, :] = 0.0
+            bins[m] = c
+            lo_c[m] = lo_f[c]
+            hi_c[m] = hi_f[c]
+        if is_clf:
+            h[m, np.uint32(ycode[p])] += rstat[p, 0] if weighted else 1.0
+            if weighted:
+                h[m, last] += 1.0
+        else:
+            h[m, 0] += rstat[p, 0]
+            h[m, 1] += rstat[p, 1]
+            h[m, 2] += rstat[p, 2]
+            if weighted:
+                h[m, last] += 1.0
+    return m + 1
 
 
 # --------------------------------------------------------------------------- pool
