@@ -60,17 +60,17 @@ def feature_bins(sorted_values, max_bins):
 
 
 @PJIT
-def sorted_columns(X, rows):
-    """``out[f]`` = the values ``X[rows, f]`` sorted, as float64 (``prange`` over
-    features; the exact splitter's radix sort, -0.0 read as 0.0)."""
-    n_features = X.shape[1]
+def sorted_columns(X, rows, columns):
+    """``out[j]`` = the values ``X[rows, columns[j]]`` sorted, as float64 (``prange``
+    over features; the exact splitter's radix sort, -0.0 read as 0.0)."""
+    n_features = columns.shape[0]
     out = np.empty((n_features, rows.shape[0]))
     m = rows.shape[0]
     for blk in prange((m + _BLOCK - 1) // _BLOCK):  # whole rows of X at a time
         for i in range(blk * _BLOCK, min(m, (blk + 1) * _BLOCK)):
             r = rows[i]
-            for f in range(n_features):
-                out[f, i] = X[r, f]
+            for j in range(n_features):
+                out[j, i] = X[r, columns[j]]
     no_weights = np.empty(0)
     weighted = no_weights.shape[0] > m  # False, as a plain bool: one signature
     for f in prange(n_features):
@@ -146,7 +146,7 @@ def bin_data(X, max_bins, subsample, seed):
         rows = np.sort(np.random.default_rng(seed).choice(n, size=subsample, replace=False))
     else:
         rows = np.arange(n)
-    values = sorted_columns(X, rows)
+    values = sorted_columns(X, rows, np.arange(n_features))
     bins = [feature_bins(values[f], max_bins) for f in range(n_features)]
     codes = np.empty((n_features, n), dtype=np.uint8 if max_bins <= 256 else np.uint16)
     outside = _bin(X, np.arange(n_features), bins, codes)
@@ -155,9 +155,9 @@ def bin_data(X, max_bins, subsample, seed):
         # bin it again from all of its rows
         redo = [f for f in range(n_features) if bins[f][2] and outside[f]]
         if redo:
-            full = sorted_columns(X, np.arange(n))
-            for f in redo:
-                bins[f] = feature_bins(full[f], max_bins)
+            full = sorted_columns(X, np.arange(n), np.array(redo, dtype=np.int64))
+            for j, f in enumerate(redo):
+                bins[f] = feature_bins(full[j], max_bins)
             del full
             _bin(X, np.array(redo, dtype=np.int64), bins, codes)
     n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int32)

@@ -36,6 +36,9 @@ EPSILON = float(np.finfo(np.float64).eps)
 # Memory bound of the histograms kept for the subtraction trick (nodes beyond it have
 # theirs rebuilt from rows when scanned).
 HIST_POOL_BYTES = 512 * 2**20
+DEFAULT_MAX_BINS = 255
+MAX_BINS_LIMIT = 65536  # codes are uint8 up to 256 bins, uint16 above
+DEFAULT_SUBSAMPLE = 200_000  # rows sampled to find bin edges (as LightGBM, HGB)
 
 # --- criterion codes ----------------------------------------------------------------
 GINI = 0

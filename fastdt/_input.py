@@ -12,7 +12,7 @@ from math import ceil
 
 import numpy as np
 
-from ._config import CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, WEIGHT_DTYPE
+from ._config import CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, MAX_BINS_LIMIT, WEIGHT_DTYPE
 from ._validate import count_nonfinite
 
 
@@ -115,10 +115,10 @@ _check_splitter.text = "None, 'best' (exact) or 'hist' (histogram)"
 
 
 def _check_max_bins(v):
-    return v is None or (_is_int(v) and 2 <= v <= 65536)
+    return v is None or (_is_int(v) and 2 <= v <= MAX_BINS_LIMIT)
 
 
-_check_max_bins.text = "None or an int in [2, 65536]"
+_check_max_bins.text = f"None or an int in [2, {MAX_BINS_LIMIT}]"
 
 # name -> (default, check); the single source of fit parameters and their defaults.
 PARAMS = {

@@ -8,12 +8,13 @@ import numpy as np
 
 from . import _input
 from ._config import (
-    CRITERIA_CLF, CRITERIA_REG, FORMAT_VERSION, HIST_POOL_BYTES, ID_DTYPE, POISSON,
+    CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, FORMAT_VERSION, HIST_POOL_BYTES, ID_DTYPE,
+    POISSON,
 )
 from ._exact import presort
 from ._grow import bfs_order, grow_tree
 from ._hist import grow_hist, row_arrays
-from .dataset import DEFAULT_MAX_BINS, Dataset
+from .dataset import Dataset
 from .kernels import apply_batch, apply_numeric_batch, decision_path_batch, step_arrays
 from .tree import Tree, empty_extras
 

@@ -14,11 +14,9 @@ import numpy as np
 
 from . import _input
 from ._binning import bin_data
+from ._config import DEFAULT_MAX_BINS, DEFAULT_SUBSAMPLE, MAX_BINS_LIMIT
 
 __all__ = ["Dataset"]
-
-DEFAULT_MAX_BINS = 255
-MAX_BINS_LIMIT = 65536
 
 
 def check_max_bins(max_bins):
@@ -58,7 +56,8 @@ class Dataset:
     feature_names : list of str or None
     """
 
-    def __init__(self, X, *, max_bins=DEFAULT_MAX_BINS, subsample=200_000, random_state=0):
+    def __init__(self, X, *, max_bins=DEFAULT_MAX_BINS, subsample=DEFAULT_SUBSAMPLE,
+                 random_state=0):
         max_bins = check_max_bins(max_bins)
         if not _input._is_int(subsample) or subsample < 1:
             raise ValueError(f"subsample={subsample!r} is invalid: it must be an int >= 1")
@@ -74,7 +73,7 @@ class Dataset:
         """Bin an array already through :func:`fastdt._input.check_X` (used by fit)."""
         ds = cls.__new__(cls)
         ds.feature_names = feature_names
-        ds._init_checked(Xa, check_max_bins(max_bins), 200_000, 0)
+        ds._init_checked(Xa, check_max_bins(max_bins), DEFAULT_SUBSAMPLE, 0)
         return ds
 
     def _init_checked(self, Xa, max_bins, subsample, random_state):
