@@ -40,6 +40,16 @@ DEFAULT_MAX_BINS = 255
 MAX_BINS_LIMIT = 65536  # codes are uint8 up to 256 bins, uint16 above
 DEFAULT_SUBSAMPLE = 200_000  # rows sampled to find bin edges (as LightGBM, HGB)
 
+# --- categorical features and missing values --------------------------------------
+# Most categories of one feature (codes 0 .. n-1); the histogram splitter stores them in
+# uint16 bins.
+MAX_CATEGORIES = 65535
+# Multiclass categorical splits: exhaustive search over the 2**(k-1) - 1 partitions of
+# k groups up to this k, a heuristic (one ordering per class) beyond.
+MAX_EXHAUSTIVE_GROUPS = 10
+# Missing-value strategies (the ``missing=`` parameter).
+MISSING_STRATEGIES = ("learn", "fractional", "surrogate")
+
 # --- criterion codes ----------------------------------------------------------------
 GINI = 0
 ENTROPY = 1

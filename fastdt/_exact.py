@@ -37,6 +37,7 @@ import math
 import numpy as np
 from numba import prange
 
+from ._categorical import best_partition, set_bits
 from ._config import FEATURE_THRESHOLD, GINI, JIT, PJIT, POISSON
 from ._criteria import score_candidate, split_threshold
 
@@ -59,6 +60,8 @@ def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
     keys = np.empty(n, dtype=np.float64)
     for i in range(n):
         v = np.float64(xs_f[i])
+        if v != v:
+            v = np.nan  # one NaN, positive: missing values sort last
         keys[i] = v if v != 0.0 else 0.0
     keys = keys.view(np.uint64)  # reinterpreted in place
     top = np.uint64(1) << np.uint64(63)
@@ -222,14 +225,39 @@ def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x
 
 
 @JIT
+def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
+    """Statistics of positions ``[e, b)`` (a node's missing values) into ``miss``;
+    returns their weight."""
+    miss[:] = 0.0
+    w = 0.0
+    for p in range(e, b):
+        q = np.uint64(p)
+        wi = ws_f[q] if weighted else 1.0
+        w += wi
+        if is_clf:
+            miss[np.uint64(ys_f[q])] += wi
+        else:
+            miss[0] += wi
+            miss[1] += wi * ys_f[q]
+    return w
+
+
+@JIT
 def _scan_segment(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, left, work,
+    min_samples_leaf, min_weight_leaf, left, work, miss,
 ):
-    """Best split of one node on one feature (row slices ``xs_f``, ``ys_f``, ``ws_f``).
+    """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
+    ``ws_f``).
 
-    Returns ``(proxy, n_left, threshold, non_constant)``; ``n_left == 0`` means no
-    valid split. Ties keep the first (lowest threshold) candidate. Candidates are
+    Missing values (NaN) sit at the end of the node's range. As scikit-learn (1.9)
+    does, every threshold is tried with the missing rows sent right, then the split
+    "present left, missing right" (threshold ``+inf``), then every threshold with the
+    missing rows sent left. A feature is constant in the node when every value is
+    missing, or when its present values are equal and none is missing. Returns
+    ``(proxy, n_left, threshold, non_constant, missing_left)``: ``n_left`` counts
+    every row going left (0: no valid split), ``missing_left`` is 1/0, or -1 when the
+    node has no missing value. Ties keep the first candidate found. Candidates are
     scored by :func:`fastdt._criteria.score_candidate`, except that gini, scored once
     per row here, has the body of :func:`fastdt._criteria.gini_fraction` written out
     in the loop, operation for operation: any call that takes arrays, even inlined,
@@ -241,60 +269,131 @@ def _scan_segment(
     best_den = 1.0
     best_nl = 0
     best_thr = np.nan
-    if xs_f[b - 1] <= xs_f[a] + FEATURE_THRESHOLD:
-        return -np.inf, best_nl, best_thr, False
-    for c in range(left.shape[0]):
-        left[c] = 0.0
+    best_mgl = -1
+    e = b  # end of the present values
+    while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
+        e -= 1
+    n_node = b - a
+    n_miss = b - e
+    if e == a or (n_miss == 0 and xs_f[e - 1] <= xs_f[a] + FEATURE_THRESHOLD):
+        return -np.inf, best_nl, best_thr, False, best_mgl
+    w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
     gini = is_clf and crit == GINI
-    wl = 0.0
-    sl = 0.0
-    # candidates need at least min_samples_leaf rows on each side
-    p_lo = a + min_samples_leaf - 1
-    p_hi = b - min_samples_leaf - 1
-    for p in range(a, b - 1):
-        q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
-        wi = ws_f[q] if weighted else 1.0
-        wl += wi
-        if is_clf:
-            left[np.uint64(ys_f[q])] += wi
-        else:
-            sl += wi * ys_f[q]
-        if p < p_lo or p > p_hi:
-            continue
-        x0 = xs_f[q]
-        x1 = xs_f[np.uint64(p + 1)]
-        if x1 <= x0 + FEATURE_THRESHOLD:
-            continue
-        wr = w_node - wl
-        if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
-            continue
-        if gini:  # gini_fraction, written out: see the docstring
-            sq_l = 0.0
-            sq_r = 0.0
+    for missing_left in range(2 if n_miss else 1):
+        # missing rows start on the left in the second pass
+        for c in range(left.shape[0]):
+            left[c] = miss[c] if missing_left else 0.0
+        wl = w_miss if missing_left else 0.0
+        sl = miss[1] if missing_left and not is_clf else 0.0
+        nl = n_miss if missing_left else 0
+        for p in range(a, e - 1):
+            q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
+            wi = ws_f[q] if weighted else 1.0
+            wl += wi
+            nl += 1
+            if is_clf:
+                left[np.uint64(ys_f[q])] += wi
+            else:
+                sl += wi * ys_f[q]
+            if nl < min_samples_leaf or n_node - nl < min_samples_leaf:
+                continue
+            x0 = xs_f[q]
+            x1 = xs_f[np.uint64(p + 1)]
+            if x1 <= x0 + FEATURE_THRESHOLD:
+                continue
+            wr = w_node - wl
+            if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+                continue
+            if gini:  # gini_fraction, written out: see the docstring
+                sq_l = 0.0
+                sq_r = 0.0
+                for c in range(left.shape[0]):
+                    lc = left[c]
+                    rc = total[c] - lc
+                    sq_l += lc * lc
+                    sq_r += rc * rc
+                num = sq_l * wr + sq_r * wl
+                den = wl * wr
+            else:
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+            if not num * best_den > best_num * den:
+                continue
+            best_num = num
+            best_den = den
+            best_nl = nl
+            best_thr = split_threshold(x0, x1)
+            best_mgl = missing_left if n_miss else -1
+        if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
+                and n_miss >= min_samples_leaf):
+            # every present value left, the missing ones right
             for c in range(left.shape[0]):
-                lc = left[c]
-                rc = total[c] - lc
-                sq_l += lc * lc
-                sq_r += rc * rc
-            num = sq_l * wr + sq_r * wl
-            den = wl * wr
+                left[c] = total[c] - miss[c]
+            wl = w_node - w_miss
+            wr = w_miss
+            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+                sl = 0.0 if is_clf else total[1] - miss[1]
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+                if num * best_den > best_num * den:
+                    best_num = num
+                    best_den = den
+                    best_nl = n_node - n_miss
+                    best_thr = np.inf
+                    best_mgl = 0
+    return best_num / best_den, best_nl, best_thr, True, best_mgl
+
+
+@JIT
+def _scan_categorical(
+    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
+    min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
+    words,
+):
+    """Best split of one node on one categorical feature (codes sorted, NaN last).
+
+    The node's range holds each category's rows together: one pass sums them into
+    groups (the missing rows form the last group), and
+    :func:`fastdt._categorical.best_partition` picks the subset that goes left.
+    Returns ``(proxy, n_left, non_constant, missing_left)`` and the left categories'
+    bitset in ``words``.
+    """
+    n_stats = total.shape[0]
+    m = -1
+    prev = np.nan
+    for p in range(a, b):
+        q = np.uint64(p)
+        x = xs_f[q]
+        if m < 0 or not (x == prev or (np.isnan(x) and np.isnan(prev))):
+            m += 1
+            g_stats[m, :] = 0.0
+            g_rows[m] = 0
+            g_code[m] = -1 if np.isnan(x) else np.int64(x)
+            prev = x
+        wi = ws_f[q] if weighted else 1.0
+        g_rows[m] += 1
+        if is_clf:
+            g_stats[m, np.uint64(ys_f[q])] += wi
         else:
-            num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
-        if not num * best_den > best_num * den:
-            continue
-        best_num = num
-        best_den = den
-        best_nl = p + 1 - a
-        best_thr = split_threshold(x0, x1)
-    best = best_num / best_den
-    return best, best_nl, best_thr, True
+            g_stats[m, 0] += wi
+            g_stats[m, 1] += wi * ys_f[q]
+    m += 1
+    has_missing = g_code[m - 1] < 0
+    if m < 2:  # one category and no missing value, or only missing values
+        return -np.inf, 0, False, -1
+    proxy, nl = best_partition(
+        g_stats, g_rows, m, total, w_node, b - a, imp_node, is_clf, crit,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+    )
+    if nl == 0:
+        return proxy, 0, True, -1
+    set_bits(words, g_code, mask, m)
+    return proxy, nl, True, np.int64(mask[m - 1]) if has_missing else -1
 
 
 @PJIT
 def split_and_scan(
     idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
-    is_clf, crit, min_samples_leaf, min_weight_leaf,
-    out_proxy, out_nl, out_thr, out_nonconst,
+    is_clf, crit, min_samples_leaf, min_weight_leaf, n_categories,
+    out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
 ):
     """Partition the nodes split last level, then scan the open nodes, for every feature.
 
@@ -311,8 +410,14 @@ def split_and_scan(
         Statistics, weight and impurity of each node to scan.
     is_clf, crit, min_samples_leaf, min_weight_leaf
         Task flag, criterion code and leaf minimums.
-    out_proxy, out_nl, out_thr, out_nonconst : [k, F] float64, int64, float64, uint8
-        Output: best candidate per (node, feature).
+    n_categories : int32 [F]
+        Categories of each feature (0: numeric).
+    out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
+    uint8, int8
+        Output: best candidate per (node, feature); ``out_mgl`` the side of missing
+        values (1 left, 0 right, -1: none in the node).
+    out_cat : uint64 [k, F, W]
+        Output: left categories of the best categorical candidates.
     """
     n_features, n = idx.shape
     weighted = ws.shape[1] == n
@@ -333,16 +438,33 @@ def split_and_scan(
                                    part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
         left = np.empty(n_stats)
         work = np.empty(n_stats)
+        miss = np.zeros(max(n_stats, 2))
+        n_groups = n_categories[f] + 1  # categories and the missing group
+        g_stats = np.empty((n_groups if n_categories[f] else 0, n_stats))
+        g_rows = np.empty(g_stats.shape[0], dtype=np.int64)
+        g_code = np.empty(g_stats.shape[0], dtype=np.int64)
+        keys = np.empty(g_stats.shape[0])
+        mask = np.empty(g_stats.shape[0], dtype=np.uint8)
         for k in range(scan.shape[0]):
-            proxy, nl, thr, nonconst = _scan_segment(
-                xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                left, work,
-            )
+            if n_categories[f]:
+                proxy, nl, nonconst, mgl = _scan_categorical(
+                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
+                    min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
+                    out_cat[k, f],
+                )
+                thr = np.nan
+            else:
+                proxy, nl, thr, nonconst, mgl = _scan_segment(
+                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
+                    left, work, miss,
+                )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl
             out_thr[k, f] = thr
             out_nonconst[k, f] = nonconst
+            out_mgl[k, f] = mgl
 
 
 @JIT
@@ -354,16 +476,20 @@ def target_stat(crit, yv):
 
 
 @PJIT
-def walk_splits(idx, ys, ws, seg, feat, n_left, is_clf, crit, side, left_stats, right_stats):
+def walk_splits(idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf, crit, side,
+                left_stats, right_stats):
     """Mark the side of every sample of each chosen split and sum the children's statistics.
 
     Parameters
     ----------
-    idx, ys, ws : the presorted layout.
+    idx, xs, ys, ws : the presorted layout.
     seg : int64 [k, 2]
         ``[start, end)`` of each node.
-    feat, n_left : int32 [k], int64 [k]
-        Chosen feature (``-1``: none) and size of the left child.
+    feat, thr, mgl : int32 [k], float64 [k], int64 [k]
+        Chosen feature (``-1``: none), threshold and side of missing values (1: left).
+    cat : uint64 [k, W]
+        Left categories of categorical splits (:func:`fastdt.kernels.in_bitset`).
+    n_categories : int32 [F]
     side : uint8 [n]
         Output marks (0 left, 1 right).
     left_stats, right_stats : float64 [k, S]
@@ -376,13 +502,22 @@ def walk_splits(idx, ys, ws, seg, feat, n_left, is_clf, crit, side, left_stats, 
         right_stats[k, :] = 0.0
         if f < 0:
             continue
-        a = seg[k, 0]
-        b = seg[k, 1]
-        m = a + n_left[k]
-        for p in range(a, b):
+        is_cat = n_categories[f] > 0
+        t = thr[k]
+        miss_side = 0 if mgl[k] == 1 else 1
+        for p in range(seg[k, 0], seg[k, 1]):
             q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
-            s = left_stats[k] if p < m else right_stats[k]
-            side[np.uint64(idx[f, q])] = 0 if p < m else 1
+            x = xs[f, q]
+            if np.isnan(x):
+                s_p = miss_side
+            elif is_cat:
+                c = np.uint64(x)
+                word = cat[k, c >> np.uint64(6)]
+                s_p = 0 if (word >> (c & np.uint64(63))) & np.uint64(1) else 1
+            else:
+                s_p = 0 if x <= t else 1
+            side[np.uint64(idx[f, q])] = s_p
+            s = left_stats[k] if s_p == 0 else right_stats[k]
             wi = ws[f, q] if weighted else 1.0
             yv = ys[f, q]
             if is_clf:

@@ -135,20 +135,24 @@ def _choose_feature(proxy, nl, nonconst, n_features, max_features, rng, perm):
 
 # Columns of the driver's per-node tables (one int64 and one float64 table, so that
 # growing capacity is two copies, not seventeen). _SLOT and _CBIN serve the histogram
-# splitter only (histogram slot of an open node; bin of its candidate split).
-_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL, _START, _END, _CF, _CNL, _SLOT, _CBIN = range(12)
+# splitter only (histogram slot of an open node; bin of its candidate split). _CMGL is
+# the side of missing values of the candidate split (-1: none in the node). A third
+# table, ``cand_cat`` (uint64 [cap, W]), holds the left categories of categorical
+# candidates, and stays the split's bitset once the node is split.
+(_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL, _START, _END, _CF, _CNL, _SLOT, _CBIN,
+ _CMGL) = range(13)
 _THR, _IMP, _WNS, _CTHR, _CGAIN = range(5)
 
 
 @JIT
-def _reserve(need, inode, fnode, stats, cand_l, cand_r):
+def _reserve(need, inode, fnode, stats, cand_l, cand_r, cand_cat):
     """Double the capacity of the node tables until ``need`` rows fit."""
     cap = inode.shape[0]
     if need <= cap:
-        return inode, fnode, stats, cand_l, cand_r
+        return inode, fnode, stats, cand_l, cand_r, cand_cat
     cap = max(2 * cap, need)
     return (_resize2(inode, cap), _resize2(fnode, cap), _resize2(stats, cap),
-            _resize2(cand_l, cap), _resize2(cand_r, cap))
+            _resize2(cand_l, cap), _resize2(cand_r, cap), _resize2(cand_cat, cap))
 
 
 @JIT
@@ -159,15 +163,17 @@ def _can_split(n, w, imp, depth, limits):
 
 
 @JIT
-def new_tree(root_stats, n, is_clf, crit, limits, max_leaf_nodes):
-    """Node tables holding the root (statistics ``root_stats`` of ``n`` rows).
+def new_tree(root_stats, n, is_clf, crit, limits, max_leaf_nodes, n_words):
+    """Node tables holding the root (statistics ``root_stats`` of ``n`` rows);
+    ``n_words``: width of a category bitset (0 without categorical features).
 
-    Returns ``(inode, fnode, stats, cand_l, cand_r, open_nodes, heap)`` where
+    Returns ``(inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap)`` where
     ``open_nodes`` is ``[0]`` or empty (the root cannot split) and ``heap`` is the
     ``(keys, nodes)`` pair of the best-first heap.
     """
     cap = 64
-    inode = np.zeros((cap, 12), dtype=np.int64)
+    inode = np.zeros((cap, 13), dtype=np.int64)
+    cand_cat = np.zeros((cap, n_words), dtype=np.uint64)
     fnode = np.zeros((cap, 5))
     n_stats = root_stats.shape[0]
     stats = np.zeros((cap, n_stats))
@@ -190,7 +196,7 @@ def new_tree(root_stats, n, is_clf, crit, limits, max_leaf_nodes):
     h_cap = max_leaf_nodes + 2 if max_leaf_nodes > 0 else 0  # empty: level-wise
     h_key = np.empty(h_cap)
     h_node = np.empty(h_cap, dtype=np.int64)
-    return inode, fnode, stats, cand_l, cand_r, open_nodes, (h_key, h_node)
+    return inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, (h_key, h_node)
 
 
 @JIT
@@ -228,14 +234,15 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm):
 
 @JIT
 def record_candidates(
-    open_nodes, feat, nl, thr, cbin, lst, rst, inode, fnode, cand_l, cand_r,
-    is_clf, crit, min_impurity_decrease, heap, h_size,
+    open_nodes, feat, nl, thr, cbin, mgl, cat, lst, rst, inode, fnode, cand_l, cand_r,
+    cand_cat, is_clf, crit, min_impurity_decrease, heap, h_size,
 ):
     """Store each scanned node's chosen split as its candidate (exact gain checked
     against ``min_impurity_decrease``); best-first growth also pushes it on the heap.
 
-    ``thr``/``cbin`` are the threshold and (histogram splitter) bin of the chosen
-    split, ``lst``/``rst`` the children's statistics. Returns the heap size.
+    ``thr``/``cbin``/``mgl``/``cat`` are the threshold, (histogram splitter) bin,
+    missing side and left categories of the chosen split, ``lst``/``rst`` the
+    children's statistics. Returns the heap size.
     """
     w_total = fnode[0, _WNS]
     best_first = heap[0].shape[0] > 0
@@ -256,6 +263,8 @@ def record_candidates(
         inode[node, _CF] = f
         inode[node, _CNL] = nl[k]
         inode[node, _CBIN] = cbin[k]
+        inode[node, _CMGL] = mgl[k]
+        cand_cat[node] = cat[k]
         fnode[node, _CTHR] = thr[k]
         fnode[node, _CGAIN] = gain
         cand_l[node] = lst[k]
@@ -289,7 +298,8 @@ def nodes_to_split(open_nodes, inode, heap, h_size, n_splits, max_leaf_nodes):
 
 
 @JIT
-def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_clf, crit, limits):
+def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, cand_cat, node_count, is_clf,
+                crit, limits):
     """Turn each node of ``to_split`` into an internal node with two new children.
 
     Children own the left and right part of the parent's ``[start, end)`` range and
@@ -298,8 +308,8 @@ def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_cl
     ``[start, end, node]`` rows of the split nodes with at least one open child (the
     ranges the splitter must partition).
     """
-    inode, fnode, stats, cand_l, cand_r = _reserve(
-        node_count + 2 * to_split.shape[0], inode, fnode, stats, cand_l, cand_r
+    inode, fnode, stats, cand_l, cand_r, cand_cat = _reserve(
+        node_count + 2 * to_split.shape[0], inode, fnode, stats, cand_l, cand_r, cand_cat
     )
     next_open = np.empty(2 * to_split.shape[0], dtype=np.int64)
     part = np.empty((to_split.shape[0], 3), dtype=np.int64)
@@ -312,8 +322,9 @@ def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_cl
         inode[node, _FEAT] = inode[node, _CF]
         inode[node, _LEFT] = node_count
         inode[node, _RIGHT] = node_count + 1
-        # no missing values in training: missing values follow the larger child
-        inode[node, _MGL] = 1 if n_l > (b - a) - n_l else 0
+        # no missing values in the node: missing values follow the larger child
+        mgl = inode[node, _CMGL]
+        inode[node, _MGL] = mgl if mgl >= 0 else (1 if n_l > (b - a) - n_l else 0)
         fnode[node, _THR] = fnode[node, _CTHR]
         any_open = False
         for j in range(2):
@@ -343,15 +354,16 @@ def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_cl
             part[n_part, 1] = b
             part[n_part, 2] = node
             n_part += 1
-    return inode, fnode, stats, cand_l, cand_r, node_count, next_open[:n_next], part[:n_part]
+    return (inode, fnode, stats, cand_l, cand_r, cand_cat, node_count, next_open[:n_next],
+            part[:n_part])
 
 
 @JIT
-def finish_tree(inode, fnode, stats, node_count):
+def finish_tree(inode, fnode, stats, cand_cat, node_count):
     """The public columns of the node tables (see :func:`grow_tree`'s Returns)."""
     cols = np.array([_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL])
     return (inode[:node_count][:, cols], fnode[:node_count, :3].copy(),
-            stats[:node_count].copy())
+            stats[:node_count].copy(), cand_cat[:node_count].copy())
 
 
 @JIT
@@ -367,7 +379,7 @@ def new_rng(seed, n_features):
 
 @JIT
 def grow_tree(
-    idx, xs, ys, ws, n_stats, is_clf, crit,
+    idx, xs, ys, ws, n_stats, is_clf, crit, n_categories,
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes, seed,
 ):
@@ -383,6 +395,8 @@ def grow_tree(
         Width of a statistics row (n_classes, or 3 for regression).
     is_clf, crit : bool, int
         Task and criterion code.
+    n_categories : int32 [F]
+        Categories of each feature (0: numeric).
     max_depth, min_samples_split, min_samples_leaf : int
         Stopping rules, already resolved to absolute numbers.
     min_weight_leaf, min_impurity_decrease : float
@@ -401,6 +415,8 @@ def grow_tree(
         Columns threshold, impurity, weighted_n_node_samples.
     stats : float64 [n_nodes, n_stats]
         Sufficient statistics of every node.
+    cat : uint64 [n_nodes, W]
+        Left categories of each categorical split.
     Node ids are in creation order: breadth-first for level-wise growth, to be
     renumbered by :func:`bfs_order` after best-first growth.
     """
@@ -420,8 +436,9 @@ def grow_tree(
             root[0] += wi
             root[1] += wi * yv
             root[2] += wi * target_stat(crit, yv)
-    inode, fnode, stats, cand_l, cand_r, open_nodes, heap = new_tree(
-        root, n, is_clf, crit, limits, max_leaf_nodes
+    n_words = (n_categories.max() + 63) // 64
+    inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap = new_tree(
+        root, n, is_clf, crit, limits, max_leaf_nodes, n_words
     )
     node_count = 1
     h_size = 0
@@ -436,21 +453,31 @@ def grow_tree(
             t_nl = np.empty((n_open, n_features), dtype=np.int64)
             t_thr = np.empty((n_open, n_features))
             t_nc = np.empty((n_open, n_features), dtype=np.uint8)
+            t_mgl = np.empty((n_open, n_features), dtype=np.int8)
+            t_cat = np.zeros((n_open, n_features, n_words), dtype=np.uint64)
             split_and_scan(
                 idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
-                is_clf, crit, min_samples_leaf, min_weight_leaf, t_proxy, t_nl, t_thr, t_nc,
+                is_clf, crit, min_samples_leaf, min_weight_leaf, n_categories,
+                t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat,
             )
             feat, nl = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
-            thr = np.empty(n_open)
+            thr = np.full(n_open, np.nan)
+            mgl = np.full(n_open, -1, dtype=np.int64)
+            cat = np.zeros((n_open, n_words), dtype=np.uint64)
             for k in range(n_open):
-                thr[k] = t_thr[k, feat[k]] if feat[k] >= 0 else np.nan
+                f = feat[k]
+                if f >= 0:
+                    thr[k] = t_thr[k, f]
+                    mgl[k] = t_mgl[k, f]
+                    cat[k] = t_cat[k, f]
             lst = np.empty((n_open, n_stats))
             rst = np.empty((n_open, n_stats))
-            walk_splits(idx, ys, ws, scan, feat, nl, is_clf, crit, side, lst, rst)
+            walk_splits(idx, xs, ys, ws, scan, feat, thr, mgl, cat, n_categories, is_clf, crit,
+                        side, lst, rst)
             h_size = record_candidates(
-                open_nodes, feat, nl, thr, np.zeros(n_open, dtype=np.int64), lst, rst,
-                inode, fnode, cand_l, cand_r, is_clf, crit, min_impurity_decrease,
-                heap, h_size,
+                open_nodes, feat, nl, thr, np.zeros(n_open, dtype=np.int64), mgl, cat,
+                lst, rst, inode, fnode, cand_l, cand_r, cand_cat, is_clf, crit,
+                min_impurity_decrease, heap, h_size,
             )
         to_split, h_size = nodes_to_split(
             open_nodes, inode, heap, h_size, n_splits, max_leaf_nodes
@@ -458,10 +485,10 @@ def grow_tree(
         if to_split.shape[0] == 0:
             break
         n_splits += to_split.shape[0]
-        inode, fnode, stats, cand_l, cand_r, node_count, open_nodes, part = split_nodes(
-            to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_clf, crit, limits
-        )
-    return finish_tree(inode, fnode, stats, node_count)
+        (inode, fnode, stats, cand_l, cand_r, cand_cat, node_count, open_nodes,
+         part) = split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, cand_cat,
+                             node_count, is_clf, crit, limits)
+    return finish_tree(inode, fnode, stats, cand_cat, node_count)
 
 
 @JIT

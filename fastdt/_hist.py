@@ -493,8 +493,8 @@ def grow_hist(
         else:
             for j in range(3):
                 root[j] += rstat[p, j]
-    inode, fnode, stats, cand_l, cand_r, open_nodes, heap = new_tree(
-        root, n, is_clf, crit, limits, max_leaf_nodes
+    inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap = new_tree(
+        root, n, is_clf, crit, limits, max_leaf_nodes, 0
     )
     node_count = 1
     h_size = 0
@@ -546,8 +546,9 @@ def grow_hist(
                     lst[k] = t_l[k, f]
                     rst[k] = t_r[k, f]
             h_size = record_candidates(
-                open_nodes, feat, nl, thr, cbin, lst, rst, inode, fnode, cand_l, cand_r,
-                is_clf, crit, min_impurity_decrease, heap, h_size,
+                open_nodes, feat, nl, thr, cbin, np.full(n_open, -1, dtype=np.int64),
+                np.zeros((n_open, 0), dtype=np.uint64), lst, rst, inode, fnode, cand_l,
+                cand_r, cand_cat, is_clf, crit, min_impurity_decrease, heap, h_size,
             )
             for k in range(n_open):  # nodes that cannot split release their histogram
                 node = open_nodes[k]
@@ -561,9 +562,9 @@ def grow_hist(
         if to_split.shape[0] == 0:
             break
         n_splits += to_split.shape[0]
-        inode, fnode, stats, cand_l, cand_r, node_count, open_nodes, part = split_nodes(
-            to_split, inode, fnode, stats, cand_l, cand_r, node_count, is_clf, crit, limits
-        )
+        (inode, fnode, stats, cand_l, cand_r, cand_cat, node_count, open_nodes,
+         part) = split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, cand_cat,
+                             node_count, is_clf, crit, limits)
         is_open = np.zeros(node_count, dtype=np.uint8)
         for c in open_nodes:
             is_open[c] = 1
@@ -589,7 +590,7 @@ def grow_hist(
         for t in temps:
             free[n_free] = t
             n_free += 1
-    return finish_tree(inode, fnode, stats, node_count)
+    return finish_tree(inode, fnode, stats, cand_cat, node_count)
 
 
 def row_arrays(target, weights, is_clf, crit):

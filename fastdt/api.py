@@ -63,13 +63,17 @@ def fit(X, y, *, sample_weight=None, **params):
         dataset, Xa = X, None
         feature_names = X.feature_names
         n, n_features = X.shape
+        categories = X.categories
     else:
         if splitter == "best" and p["max_bins"] is not None:
             raise ValueError("max_bins applies to splitter='hist' only")
         dataset = None
         feature_names = _input.feature_names_of(X)
-        Xa = _input.check_X(X)
+        Xa, categories = _input.check_X_fit(X, p["categorical_features"])
         n, n_features = Xa.shape
+    n_categories = np.array([0 if c is None else len(c) for c in categories], dtype=np.int32)
+    if p["missing"] != "learn":
+        raise ValueError(f"missing={p['missing']!r} is not implemented yet; use missing='learn'")
     task = _input.infer_task(y, p["task"], p["criterion"])
     criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
     if task == "classification" and criterion not in CRITERIA_CLF:
@@ -121,15 +125,16 @@ def fit(X, y, *, sample_weight=None, **params):
     if splitter == "hist":
         own = dataset is None  # binned here: the fit may rearrange the codes in place
         if own:
-            dataset = Dataset._from_checked(Xa, p["max_bins"] or DEFAULT_MAX_BINS, feature_names)
+            dataset = Dataset._from_checked(Xa, categories, p["max_bins"] or DEFAULT_MAX_BINS,
+                                            feature_names)
             del Xa  # the codes are all a histogram fit needs
-        inode, fnode, stats = _grow_hist(dataset, target, weights, positive, n_stats, is_clf,
-                                         crit, growth, own)
+        inode, fnode, stats, cat = _grow_hist(dataset, target, weights, positive, n_stats,
+                                              is_clf, crit, growth, own)
     else:
-        inode, fnode, stats = _grow_exact(Xa, target, weights, positive, n_stats, is_clf,
-                                          crit, growth)
+        inode, fnode, stats, cat = _grow_exact(Xa, target, weights, positive, n_stats,
+                                               is_clf, crit, n_categories, growth)
     if lim["max_leaf_nodes"] > 0:
-        inode, fnode, stats = _renumber_bfs(inode, fnode, stats)
+        inode, fnode, stats, cat = _renumber_bfs(inode, fnode, stats, cat)
 
     wn = fnode[:, 2]
     if task == "classification":
@@ -148,6 +153,7 @@ def fit(X, y, *, sample_weight=None, **params):
         "depth": inode[:, 4].astype(np.int32),
         "missing_go_left": inode[:, 5].astype(np.uint8),
         **empty_extras(inode.shape[0], n_features),
+        **_category_arrays(inode[:, 0], cat, n_categories),
     }
     record = {k: v for k, v in p.items() if k != "random_state"}
     record["criterion"] = criterion
@@ -157,16 +163,37 @@ def fit(X, y, *, sample_weight=None, **params):
         record["max_bins"] = dataset.max_bins
     if isinstance(p["random_state"], (int, np.integer)):
         record["random_state"] = int(p["random_state"])
+    if record["categorical_features"] is not None:
+        record["categorical_features"] = np.asarray(record["categorical_features"]).tolist()
     if isinstance(record.get("class_weight"), dict):
         record["class_weight"] = {str(k): float(v) for k, v in record["class_weight"].items()}
     return Tree(
         arrays, task=task, n_features=n_features, classes=classes,
-        feature_names=feature_names, criterion=criterion, params=record,
+        feature_names=feature_names, categories=categories, criterion=criterion, params=record,
         format_version=FORMAT_VERSION,
     )
 
 
-def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, growth):
+def _category_arrays(feature, cat, n_categories):
+    """``cat_offset``, ``cat_bitsets`` and ``n_categories`` of the format from the
+    driver's per-node bitsets (``cat``: uint64 [n_nodes, W])."""
+    n = feature.shape[0]
+    offset = np.full(n, -1, dtype=np.int64)
+    words = []
+    pos = 0
+    for node in np.flatnonzero(feature >= 0):
+        k = int(n_categories[feature[node]])
+        if k:
+            w = (k + 63) // 64
+            offset[node] = pos
+            words.append(cat[node, :w])
+            pos += w
+    bitsets = np.concatenate(words).astype(np.uint64) if words else np.zeros(0, np.uint64)
+    return {"cat_offset": offset, "cat_bitsets": bitsets,
+            "n_categories": n_categories.astype(np.int32)}
+
+
+def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, n_categories, growth):
     """Presort, then grow (``weights``: None when every weight is 1; ``positive``: the
     rows kept, None for all)."""
     if positive is not None:
@@ -182,7 +209,7 @@ def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, growth):
     base = (np.argsort(target, kind="stable") if weights is None
             else np.lexsort((weights, target)))
     presort(Xa, target, sw, base.astype(ID_DTYPE), idx, xs, ys, ws)
-    return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, *growth)
+    return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, n_categories, *growth)
 
 
 def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth, own):
@@ -205,7 +232,7 @@ def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth
     )
 
 
-def _renumber_bfs(inode, fnode, stats):
+def _renumber_bfs(inode, fnode, stats, cat):
     order = bfs_order(inode[:, 1], inode[:, 2])
     new_id = np.full(inode.shape[0], -1, dtype=np.int64)
     new_id[order] = np.arange(order.shape[0])
@@ -213,7 +240,7 @@ def _renumber_bfs(inode, fnode, stats):
     for col in (1, 2):
         internal = inode[:, col] >= 0
         inode[internal, col] = new_id[inode[internal, col]]
-    return inode, fnode[order].copy(), stats[order].copy()
+    return inode, fnode[order].copy(), stats[order].copy(), cat[order].copy()
 
 
 def _check_tree(tree):
@@ -222,17 +249,18 @@ def _check_tree(tree):
 
 
 def _X_for(tree, X, estimator_name=None):
+    """``(X as the kernels take it, whether it holds NaN)``."""
     _check_tree(tree)
-    return _input.check_X(
+    return _input.check_X_predict(
         X, n_features=tree.n_features, feature_names=tree.feature_names,
-        estimator_name=estimator_name,
+        estimator_name=estimator_name, categories=tree.categories,
     )
 
 
-def _leaves(tree, Xa):
+def _leaves(tree, Xa, has_nan):
     out = np.empty(Xa.shape[0], dtype=np.int64)
-    # check_X has rejected NaN: numeric-only trees take the branch-free kernel
-    if tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0:
+    # numeric-only trees and rows without NaN take the branch-free kernel
+    if not has_nan and tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0:
         packed, thresholds = step_arrays(tree.arrays, Xa.dtype)
         apply_numeric_batch(packed, thresholds, tree.max_depth, Xa, out)
     else:
@@ -242,11 +270,11 @@ def _leaves(tree, Xa):
 
 def apply(tree, X, *, _estimator_name=None):
     """Leaf id (int64) reached by every row of ``X``."""
-    return _leaves(tree, _X_for(tree, X, _estimator_name))
+    return _leaves(tree, *_X_for(tree, X, _estimator_name))
 
 
 def _values(tree, X, estimator_name=None):
-    leaves = _leaves(tree, _X_for(tree, X, estimator_name))
+    leaves = _leaves(tree, *_X_for(tree, X, estimator_name))
     return np.take(tree.value, leaves, axis=0)
 
 
@@ -274,8 +302,8 @@ def decision_path(tree, X, *, _estimator_name=None):
     ``scipy.sparse.csr_matrix((np.ones_like(indices), indices, indptr))`` for an
     indicator matrix.
     """
-    Xa = _X_for(tree, X, _estimator_name)
-    leaves = _leaves(tree, Xa)
+    Xa, has_nan = _X_for(tree, X, _estimator_name)
+    leaves = _leaves(tree, Xa, has_nan)
     indptr = np.zeros(Xa.shape[0] + 1, dtype=np.int64)
     np.cumsum(tree.depth[leaves].astype(np.int64) + 1, out=indptr[1:])
     indices = np.empty(indptr[-1], dtype=np.int64)

@@ -57,7 +57,7 @@ class Dataset:
     """
 
     def __init__(self, X, *, max_bins=DEFAULT_MAX_BINS, subsample=DEFAULT_SUBSAMPLE,
-                 random_state=0):
+                 random_state=0, categorical_features=None):
         max_bins = check_max_bins(max_bins)
         if not _input._is_int(subsample) or subsample < 1:
             raise ValueError(f"subsample={subsample!r} is invalid: it must be an int >= 1")
@@ -66,17 +66,25 @@ class Dataset:
                 f"random_state={random_state!r} is invalid: it must be an int >= 0"
             )
         self.feature_names = _input.feature_names_of(X)
-        self._init_checked(_input.check_X(X), max_bins, int(subsample), int(random_state))
+        Xa, categories = _input.check_X_fit(X, categorical_features)
+        self._init_checked(Xa, categories, max_bins, int(subsample), int(random_state))
 
     @classmethod
-    def _from_checked(cls, Xa, max_bins, feature_names=None):
-        """Bin an array already through :func:`fastdt._input.check_X` (used by fit)."""
+    def _from_checked(cls, Xa, categories, max_bins, feature_names=None):
+        """Bin an array already through :func:`fastdt._input.check_X_fit` (used by fit)."""
         ds = cls.__new__(cls)
         ds.feature_names = feature_names
-        ds._init_checked(Xa, check_max_bins(max_bins), DEFAULT_SUBSAMPLE, 0)
+        ds._init_checked(Xa, categories, check_max_bins(max_bins), DEFAULT_SUBSAMPLE, 0)
         return ds
 
-    def _init_checked(self, Xa, max_bins, subsample, random_state):
+    def _init_checked(self, Xa, categories, max_bins, subsample, random_state):
+        if any(c is not None for c in categories):
+            raise ValueError("splitter='hist' does not support categorical features yet; "
+                             "use splitter='best'")
+        if np.isnan(Xa).any():
+            raise ValueError("splitter='hist' does not support missing values (NaN) yet; "
+                             "use splitter='best'")
+        self.categories = categories
         codes, n_bins, lo, hi = bin_data(Xa, max_bins, subsample, random_state)
         for a in (codes, n_bins, lo, hi):
             a.flags.writeable = False

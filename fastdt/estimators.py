@@ -166,7 +166,8 @@ class _BaseTree:
             target_tags=TargetTags(required=True, multi_output=False, single_output=True),
             classifier_tags=ClassifierTags() if is_clf else None,
             regressor_tags=None if is_clf else RegressorTags(),
-            input_tags=InputTags(allow_nan=False, sparse=False),
+            # the histogram splitter does not take missing values yet
+            input_tags=InputTags(allow_nan=self.splitter != "hist", sparse=False),
         )
 
     def __sklearn_is_fitted__(self):
@@ -358,6 +359,18 @@ class DecisionTreeClassifier(_BaseTree):
     max_bins : int, default=None
         Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65536];
         a :class:`fastdt.Dataset` brings its own.
+    categorical_features : list of int or str, or bool mask, default=None
+        Features to treat as categorical, besides the pandas columns of dtype
+        category, object, string or bool (always categorical). A numeric column named
+        here holds category codes (whole numbers >= 0). Splits send a subset of
+        categories left (see the README, "Categorical features").
+    missing : {"learn"}, default="learn"
+        How missing values (NaN, None, pandas NA) are handled: ``"learn"`` tries every
+        split with the missing rows on each side and keeps the better side, as
+        scikit-learn does; a feature with no missing value in a node sends them to
+        the larger child.
+    max_surrogates : int, default=5
+        Reserved for ``missing="surrogate"``.
 
     Attributes
     ----------
@@ -409,6 +422,9 @@ class DecisionTreeClassifier(_BaseTree):
         min_impurity_decrease=0.0,
         class_weight=None,
         max_bins=None,
+        categorical_features=None,
+        missing="learn",
+        max_surrogates=5,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -422,6 +438,9 @@ class DecisionTreeClassifier(_BaseTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.class_weight = class_weight
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree classifier from the training set ``(X, y)``.
@@ -541,6 +560,18 @@ class DecisionTreeRegressor(_BaseTree):
     max_bins : int, default=None
         Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65536];
         a :class:`fastdt.Dataset` brings its own.
+    categorical_features : list of int or str, or bool mask, default=None
+        Features to treat as categorical, besides the pandas columns of dtype
+        category, object, string or bool (always categorical). A numeric column named
+        here holds category codes (whole numbers >= 0). Splits send a subset of
+        categories left (see the README, "Categorical features").
+    missing : {"learn"}, default="learn"
+        How missing values (NaN, None, pandas NA) are handled: ``"learn"`` tries every
+        split with the missing rows on each side and keeps the better side, as
+        scikit-learn does; a feature with no missing value in a node sends them to
+        the larger child.
+    max_surrogates : int, default=5
+        Reserved for ``missing="surrogate"``.
 
     Attributes
     ----------
@@ -587,6 +618,9 @@ class DecisionTreeRegressor(_BaseTree):
         max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         max_bins=None,
+        categorical_features=None,
+        missing="learn",
+        max_surrogates=5,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -599,6 +633,9 @@ class DecisionTreeRegressor(_BaseTree):
         self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree regressor from the training set ``(X, y)``.

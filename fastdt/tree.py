@@ -81,19 +81,29 @@ class Tree:
         Original class labels (classification); ``value[:, k]`` is the weighted
         fraction of ``classes[k]``.
     feature_names : list of str or None
+    categories : list or None
+        Per feature, ``None`` for a numeric feature, or the list of its category levels
+        for a categorical one (code ``k`` stands for ``categories[f][k]``;
+        ``n_categories[f] == len(categories[f])``). ``None`` when no feature is
+        categorical.
     criterion : str
     params : dict
         The parameters the tree was fitted with.
     """
 
     def __init__(self, arrays, *, task, n_features, classes=None, feature_names=None,
-                 criterion=None, params=None, format_version=FORMAT_VERSION):
+                 categories=None, criterion=None, params=None, format_version=FORMAT_VERSION):
         for name in FIELDS:
             setattr(self, name, _writeable(arrays[name]))
         self.task = task
         self.n_features = int(n_features)
         self.classes = classes
         self.feature_names = None if feature_names is None else list(feature_names)
+        if categories is not None and all(c is None for c in categories):
+            categories = None
+        self.categories = None if categories is None else [
+            None if c is None else list(c) for c in categories
+        ]
         self.criterion = criterion
         self.params = dict(params or {})
         self.format_version = format_version
@@ -162,6 +172,7 @@ class Tree:
             "n_features": self.n_features,
             "classes": _encode_classes(self.classes),
             "feature_names": self.feature_names,
+            "categories": self.categories,
             "criterion": self.criterion,
             "params": self.params,
         }
@@ -236,6 +247,13 @@ def _from_contents(contents, where):
     names = meta["feature_names"]
     if names is not None and not (isinstance(names, list) and all(isinstance(v, str) for v in names)):
         raise ValueError(f"{where}: feature_names must be null or a list of strings")
+    categories = meta.get("categories")  # absent in files written before categories
+    if categories is not None and not (
+        isinstance(categories, list) and all(
+            c is None or (isinstance(c, list) and all(
+                isinstance(v, (str, int, float, bool)) for v in c))
+            for c in categories)):
+        raise ValueError(f"{where}: categories must be null or a list of null or level lists")
     if not isinstance(meta["task"], str) or not (meta["criterion"] is None or isinstance(meta["criterion"], str)):
         raise ValueError(f"{where}: task must be one of {TASKS}; criterion a string")
     tree = Tree(
@@ -244,6 +262,7 @@ def _from_contents(contents, where):
         n_features=n_features,
         classes=_decode_classes(meta["classes"], where),
         feature_names=meta["feature_names"],
+        categories=categories,
         criterion=meta["criterion"],
         params=meta["params"],
     )
@@ -398,8 +417,18 @@ def _validate(t):
         _fail("cat_offset must be -1 or a valid offset")
     if np.any((ncat[f] > 0) != is_cat):
         _fail("categorical features must be split by category sets, numeric ones by thresholds")
-    if np.any(~np.isfinite(t.threshold[internal][~is_cat])):
-        _fail("numeric split thresholds must be finite")
+    thr = t.threshold[internal][~is_cat]
+    # +inf: every present value goes left, missing values right (scikit-learn's split)
+    if np.any(np.isnan(thr) | (thr == -np.inf)):
+        _fail("numeric split thresholds must be finite or +inf")
+    if t.categories is not None:
+        if len(t.categories) != nf:
+            _fail(f"categories has {len(t.categories)} entries for {nf} features")
+        sizes = np.array([0 if c is None else len(c) for c in t.categories])
+        if np.any(sizes != ncat):
+            _fail("categories must list n_categories levels for each categorical feature")
+    elif np.any(ncat > 0):
+        _fail("a tree with categorical features needs their categories")
     if np.any(is_cat):
         words = (ncat[f[is_cat]].astype(np.int64) + 63) // 64
         # compare without adding: huge offsets must not wrap around

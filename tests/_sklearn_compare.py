@@ -24,5 +24,6 @@ def assert_same_tree(tree, sk_tree, *, atol=1e-12):
         if not a_leaf:
             assert tree.feature[a] == s.feature[b], f"node {a}: feature {tree.feature[a]} vs {s.feature[b]}"
             assert tree.threshold[a] == s.threshold[b], f"node {a}: {tree.threshold[a]} vs {s.threshold[b]}"
+            assert tree.missing_go_left[a] == s.missing_go_to_left[b], f"node {a}: missing side"
             stack.append((tree.left[a], s.children_left[b]))
             stack.append((tree.right[a], s.children_right[b]))

@@ -80,3 +80,33 @@ def best_split(criterion, X, y, w, n_classes=None, min_samples_leaf=1):
             if s > best[0] * (1 + 1e-12) + 1e-15 if best[0] > 0 else s > best[0] + 1e-15:
                 best = (s, f, thr)
     return best
+
+
+def best_partition_brute_force(criterion, codes, y, w, n_classes=None, min_samples_leaf=1):
+    """Best split of a node on one categorical feature by trying every partition.
+
+    ``codes`` holds category codes, NaN for missing; the missing rows form one more
+    group. Every one of the ``2**(m-1) - 1`` partitions of the ``m`` groups present is
+    scored; returns ``(score, left_groups)`` with groups as codes (-1: missing)."""
+    groups = [c for c in np.unique(codes[~np.isnan(codes)])]
+    missing = np.isnan(codes)
+    if missing.any():
+        groups.append(-1)
+    member = [missing if g == -1 else codes == g for g in groups]
+    m = len(groups)
+    best = (-np.inf, None)
+    for bits in range(1, 2 ** (m - 1)):
+        left = np.zeros(len(codes), dtype=bool)
+        chosen = []
+        for j in range(m - 1):
+            if bits >> j & 1:
+                left |= member[j]
+                chosen.append(groups[j])
+        if left.sum() < min_samples_leaf or (~left).sum() < min_samples_leaf:
+            continue
+        if w[left].sum() <= 0 or w[~left].sum() <= 0:
+            continue
+        s = split_score(criterion, y, w, left, n_classes)
+        if s > best[0]:
+            best = (s, chosen)
+    return best

@@ -247,11 +247,15 @@ def test_fit_empty_file(capsys, tmp_path):
     assert_error(run(capsys, "fit", empty, "--target", "y", "--out", tmp_path / "m.npz"), "empty")
 
 
-def test_fit_non_numeric_column(capsys, tmp_path):
+def test_fit_and_predict_categorical_column(capsys, tmp_path):
     data = tmp_path / "cat.csv"
     pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "color": ["red", "blue", "red", "green"],
                   "y": [0, 1, 0, 1]}).to_csv(data, index=False)
-    assert_error(run(capsys, "fit", data, "--target", "y", "--out", tmp_path / "m.npz"), "'color'")
+    model = tmp_path / "m.npz"
+    code, out, _ = run(capsys, "fit", data, "--target", "y", "--out", model)
+    assert code == 0 and "training accuracy 1.0000" in out
+    assert fastdt.load(model).categories[1] == ["blue", "green", "red"]
+    assert run(capsys, "predict", model, data)[0] == 0
 
 
 def test_fit_only_target_column(capsys, tmp_path):

@@ -28,7 +28,11 @@ with warnings.catch_warnings():
     _CHECKS = parametrize_with_checks([
         DecisionTreeClassifier(), DecisionTreeRegressor(),
         DecisionTreeClassifier(splitter="hist"), DecisionTreeRegressor(splitter="hist"),
-    ])
+    ], expected_failed_checks=lambda est: {
+        # until the histogram splitter takes missing values: it rejects NaN at fit,
+        # while prediction (shared by both splitters) routes NaN
+        "check_estimators_nan_inf": "hist splitter: no missing values at fit yet",
+    } if est.splitter == "hist" else {})
 
 
 @_CHECKS
@@ -93,7 +97,8 @@ def test_get_set_params_round_trip():
     assert list(params) == [
         "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_features", "random_state", "max_leaf_nodes",
-        "min_impurity_decrease", "class_weight", "max_bins",
+        "min_impurity_decrease", "class_weight", "max_bins", "categorical_features",
+        "missing", "max_surrogates",
     ]
     assert params["criterion"] == "gini" and params["class_weight"] is None
     assert "class_weight" not in DecisionTreeRegressor().get_params()
@@ -240,7 +245,7 @@ def test_sklearn_tags():
     assert rt.estimator_type == "regressor" and rt.regressor_tags is not None
     for t in (ct, rt):
         assert t.target_tags.required and not t.target_tags.multi_output
-        assert not t.input_tags.allow_nan and not t.input_tags.sparse
+        assert t.input_tags.allow_nan and not t.input_tags.sparse
 
 
 def test_no_sklearn_import_at_runtime():

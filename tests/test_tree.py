@@ -601,7 +601,7 @@ BAD_CONTENTS = {
     "feature_huge": (_set("feature", 0, np.iinfo(np.int32).max), "feature ids out of range"),
     "feature_negative": (_set("feature", 0, -2), "feature ids out of range"),
     "threshold_nan_internal": (_set("threshold", 0, np.nan), "thresholds must be finite"),
-    "threshold_inf_internal": (_set("threshold", 0, np.inf), "thresholds must be finite"),
+    "threshold_minus_inf_internal": (_set("threshold", 0, -np.inf), "finite or \\+inf"),
     "value_nan": (_set("value", (2, 1), np.nan), "value must be finite"),
     "value_inf": (_set("value", (0, 0), -np.inf), "value must be finite"),
     "impurity_nan": (_set("impurity", 1, np.nan), "impurity must not be NaN"),
