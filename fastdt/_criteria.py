@@ -167,3 +167,47 @@ def improvement(w_node, w_total, imp, wl, imp_l, wr, imp_r):
     """Weighted impurity decrease of a split, as scikit-learn's ``impurity_improvement``:
     ``w_node / w_total * (imp - wr / w_node * imp_r - wl / w_node * imp_l)``."""
     return (w_node / w_total) * (imp - (wr / w_node) * imp_r - (wl / w_node) * imp_l)
+
+
+@JIT
+def present_score(is_clf, crit, proxy, stats_p, w_p, wl, w_miss):
+    """Score of a split found on the rows where its feature is present, comparable
+    across features with different missing rows (``missing="fractional"`` or
+    ``"surrogate"``; C4.5's and rpart's rule: the split is judged on the known values
+    and weighted by their share).
+
+    ``proxy`` is the candidate's proxy on the present rows (statistics ``stats_p``,
+    weight ``w_p``, ``wl`` of it going left), ``w_miss`` the weight of the rows
+    missing the feature. Returns the weighted impurity decrease on the present rows,
+    ``w_p * I(present) - wl * I(left) - wr * I(right)`` (the proxy minus its parent
+    term), or for gain ratio C4.5's ``(w_p / w) * gain / split_info`` with the missing
+    rows as a third branch of the split information.
+    """
+    if is_clf and crit == GAIN_RATIO:
+        wr = w_p - wl
+        gain = proxy * _split_info(wl / w_p, wr / w_p, 0.0)
+        w = w_p + w_miss
+        return (w_p / w) * gain / _split_info(wl / w, wr / w, w_miss / w)
+    if is_clf:
+        if crit == GINI:
+            sq = 0.0
+            for c in range(stats_p.shape[0]):
+                sq += stats_p[c] * stats_p[c]
+            return proxy - sq / w_p
+        return proxy + w_p * _entropy(stats_p, w_p)
+    if crit == SQUARED_ERROR:
+        return proxy - stats_p[1] * stats_p[1] / w_p
+    # POISSON: proxy - s log(s / w)
+    if stats_p[1] <= EPSILON:
+        return -np.inf
+    return proxy - stats_p[1] * math.log(stats_p[1] / w_p)
+
+
+@JIT
+def _split_info(pl, pr, pm):
+    """Split information in bits of branch shares ``pl``, ``pr``, ``pm`` (0 terms skipped)."""
+    h = 0.0
+    for p in (pl, pr, pm):
+        if p > 0.0:
+            h -= p * math.log(p) / _LN2
+    return h

@@ -38,8 +38,8 @@ import numpy as np
 from numba import prange
 
 from ._categorical import best_partition, set_bits
-from ._config import FEATURE_THRESHOLD, GINI, JIT, PJIT, POISSON
-from ._criteria import score_candidate, split_threshold
+from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, INLINE, JIT, PJIT, POISSON
+from ._criteria import impurity, present_score, score_candidate, split_threshold
 
 _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
 
@@ -225,6 +225,47 @@ def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x
 
 
 @JIT
+def _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side, a, b, dst, frac, dup,
+                           s_idx, s_x, s_y, s_w):
+    """Stable partition of ``[a, b)`` of one feature row for ``missing="fractional"``:
+    side 0 stays in place from ``a``, side 1 goes to ``[dst, ...)`` (a range of its own:
+    the children hold more rows than the parent), and a row of side 2 goes to both,
+    its weight times ``frac`` on the left and ``1 - frac`` on the right, where its copy
+    takes the id ``dup[id]``. Weights are always present (``ws_f`` has n columns).
+    """
+    wpos = a
+    r = 0
+    for p in range(a, b):
+        q = np.uint64(p)
+        i = idx_f[q]
+        x = xs_f[q]
+        yv = ys_f[q]
+        wv = ws_f[q]
+        s = side[np.uint64(i)]
+        if s != 1:
+            qw = np.uint64(wpos)
+            idx_f[qw] = i
+            xs_f[qw] = x
+            ys_f[qw] = yv
+            ws_f[qw] = wv * frac if s == 2 else wv
+            wpos += 1
+        if s != 0:
+            qr = np.uint64(r)
+            s_idx[qr] = dup[np.uint64(i)] if s == 2 else i
+            s_x[qr] = x
+            s_y[qr] = yv
+            s_w[qr] = wv * (1.0 - frac) if s == 2 else wv
+            r += 1
+    for j in range(r):
+        qj = np.uint64(j)
+        qd = np.uint64(dst + j)
+        idx_f[qd] = s_idx[qj]
+        xs_f[qd] = s_x[qj]
+        ys_f[qd] = s_y[qj]
+        ws_f[qd] = s_w[qj]
+
+
+@JIT
 def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
     """Statistics of positions ``[e, b)`` (a node's missing values) into ``miss``;
     returns their weight."""
@@ -245,7 +286,7 @@ def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
 @JIT
 def _scan_segment(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, left, work, miss,
+    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p,
 ):
     """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
     ``ws_f``).
@@ -264,6 +305,11 @@ def _scan_segment(
     adds reference counting per candidate and made this scan 20-30% slower. The
     histogram splitter calls ``gini_fraction`` itself, and its parity tests with this
     splitter check the two agree bit for bit.
+
+    ``present_only`` (``missing="fractional"`` / ``"surrogate"``): candidates are
+    scored on the present rows only (statistics into ``tot_p``), every feature with
+    present values that are not all equal is non-constant, the score returned is
+    :func:`fastdt._criteria.present_score` and ``n_left`` counts present rows.
     """
     best_num = -np.inf
     best_den = 1.0
@@ -275,11 +321,21 @@ def _scan_segment(
         e -= 1
     n_node = b - a
     n_miss = b - e
-    if e == a or (n_miss == 0 and xs_f[e - 1] <= xs_f[a] + FEATURE_THRESHOLD):
+    if e == a or ((n_miss == 0 or present_only)
+                  and xs_f[e - 1] <= xs_f[a] + FEATURE_THRESHOLD):
         return -np.inf, best_nl, best_thr, False, best_mgl
     w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
+    if present_only:  # the node reduced to its present rows
+        for c in range(total.shape[0]):
+            tot_p[c] = total[c] - miss[c] if n_miss else total[c]
+        total = tot_p
+        w_node = w_node - w_miss
+        n_node = e - a
+        if n_miss and crit == GAIN_RATIO:  # the present rows' entropy
+            imp_node = impurity(crit, tot_p, w_node)
     gini = is_clf and crit == GINI
-    for missing_left in range(2 if n_miss else 1):
+    n_pass = 2 if n_miss and not present_only else 1
+    for missing_left in range(n_pass):
         # missing rows start on the left in the second pass
         for c in range(left.shape[0]):
             left[c] = miss[c] if missing_left else 0.0
@@ -323,7 +379,7 @@ def _scan_segment(
             best_nl = nl
             best_thr = split_threshold(x0, x1)
             best_mgl = missing_left if n_miss else -1
-        if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
+        if (n_pass == 2 and not missing_left and n_node - n_miss >= min_samples_leaf
                 and n_miss >= min_samples_leaf):
             # every present value left, the missing ones right
             for c in range(left.shape[0]):
@@ -339,6 +395,14 @@ def _scan_segment(
                     best_nl = n_node - n_miss
                     best_thr = np.inf
                     best_mgl = 0
+    if present_only:
+        if best_nl == 0:
+            return -np.inf, 0, best_thr, True, -1
+        wl = 0.0  # weight of the present rows going left
+        for p in range(a, a + best_nl):
+            wl += ws_f[np.uint64(p)] if weighted else 1.0
+        return (present_score(is_clf, crit, best_num / best_den, total, w_node, wl, w_miss),
+                best_nl, best_thr, True, -1)
     return best_num / best_den, best_nl, best_thr, True, best_mgl
 
 
@@ -346,7 +410,7 @@ def _scan_segment(
 def _scan_categorical(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-    words,
+    words, present_only, tot_p,
 ):
     """Best split of one node on one categorical feature (codes sorted, NaN last).
 
@@ -354,7 +418,8 @@ def _scan_categorical(
     groups (the missing rows form the last group), and
     :func:`fastdt._categorical.best_partition` picks the subset that goes left.
     Returns ``(proxy, n_left, non_constant, missing_left)`` and the left categories'
-    bitset in ``words``.
+    bitset in ``words``. ``present_only``: the missing group is left out and the
+    score is :func:`fastdt._criteria.present_score` (as :func:`_scan_segment`).
     """
     n_stats = total.shape[0]
     m = -1
@@ -377,22 +442,41 @@ def _scan_categorical(
             g_stats[m, 1] += wi * ys_f[q]
     m += 1
     has_missing = g_code[m - 1] < 0
+    n_node = b - a
+    w_miss = 0.0
+    if present_only and has_missing:  # the node reduced to its present rows
+        m -= 1
+        n_node -= g_rows[m]
+        for c in range(n_stats):
+            tot_p[c] = total[c] - g_stats[m, c]
+        w_miss = g_stats[m, 0] if not is_clf else g_stats[m].sum()
+        total = tot_p
+        w_node = w_node - w_miss
+        has_missing = False
+        if is_clf and crit == GAIN_RATIO:
+            imp_node = impurity(crit, tot_p, w_node)
     if m < 2:  # one category and no missing value, or only missing values
         return -np.inf, 0, False, -1
     proxy, nl = best_partition(
-        g_stats, g_rows, m, total, w_node, b - a, imp_node, is_clf, crit,
+        g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
         min_samples_leaf, min_weight_leaf, keys, left, work, mask,
     )
     if nl == 0:
         return proxy, 0, True, -1
     set_bits(words, g_code, mask, m)
+    if present_only:
+        wl = 0.0
+        for j in range(m):
+            if mask[j]:
+                wl += g_stats[j, 0] if not is_clf else g_stats[j].sum()
+        return present_score(is_clf, crit, proxy, total, w_node, wl, w_miss), nl, True, -1
     return proxy, nl, True, np.int64(mask[m - 1]) if has_missing else -1
 
 
 @PJIT
 def split_and_scan(
-    idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
-    is_clf, crit, min_samples_leaf, min_weight_leaf, n_categories,
+    idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w, scan_imp,
+    is_clf, crit, min_samples_leaf, min_weight_leaf, n_categories, present_only,
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
 ):
     """Partition the nodes split last level, then scan the open nodes, for every feature.
@@ -404,6 +488,11 @@ def split_and_scan(
         0 if the sample goes to the left child of its (split) node, 1 if right.
     part : int64 [m, 3]
         ``[start, end)`` (and id) of each node to partition.
+    part_dst, part_frac, dup : int64 [m], float64 [m], int32 [n_ids]
+        ``missing="fractional"``: where the right child of a part starts when its
+        rows are duplicated (-1: in place, after the left child), the left child's
+        share of a duplicated row, and the id of each duplicated row's right copy
+        (:func:`_partition_duplicating`).
     scan : int64 [k, 2]
         ``[start, end)`` of each node to scan.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
@@ -412,6 +501,8 @@ def split_and_scan(
         Task flag, criterion code and leaf minimums.
     n_categories : int32 [F]
         Categories of each feature (0: numeric).
+    present_only : bool
+        Score splits on the rows where the feature is present (``_scan_segment``).
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
@@ -434,11 +525,17 @@ def split_and_scan(
             for m in range(part.shape[0]):
                 # row slices, not the prange index: its integer type varies, and
                 # each variant would compile the helper again
-                _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
-                                   part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
+                if part_dst[m] >= 0:
+                    _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side, part[m, 0],
+                                           part[m, 1], part_dst[m], part_frac[m], dup,
+                                           s_idx, s_x, s_y, s_w)
+                else:
+                    _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
+                                       part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
         left = np.empty(n_stats)
         work = np.empty(n_stats)
         miss = np.zeros(max(n_stats, 2))
+        tot_p = np.empty(n_stats)
         n_groups = n_categories[f] + 1  # categories and the missing group
         g_stats = np.empty((n_groups if n_categories[f] else 0, n_stats))
         g_rows = np.empty(g_stats.shape[0], dtype=np.int64)
@@ -451,14 +548,14 @@ def split_and_scan(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
                     min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-                    out_cat[k, f],
+                    out_cat[k, f], present_only, tot_p,
                 )
                 thr = np.nan
             else:
                 proxy, nl, thr, nonconst, mgl = _scan_segment(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss,
+                    left, work, miss, present_only, tot_p,
                 )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl
@@ -476,8 +573,8 @@ def target_stat(crit, yv):
 
 
 @PJIT
-def walk_splits(idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf, crit, side,
-                left_stats, right_stats):
+def walk_splits(idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf, crit, mode,
+                side, left_stats, right_stats, n_left, n_right):
     """Mark the side of every sample of each chosen split and sum the children's statistics.
 
     Parameters
@@ -490,24 +587,47 @@ def walk_splits(idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf,
     cat : uint64 [k, W]
         Left categories of categorical splits (:func:`fastdt.kernels.in_bitset`).
     n_categories : int32 [F]
-    side : uint8 [n]
-        Output marks (0 left, 1 right).
+    mode : int
+        What happens to the rows missing the split feature (they come last in the
+        node's range): 0 (``"learn"``) they go to the ``mgl`` side; 1
+        (``"fractional"``) they go to both children (``side`` 2), their statistics
+        shared in proportion to the present rows' weights; 2 (``"surrogate"``) they
+        are marked 2 and left out, for :func:`fastdt._missing.resolve_surrogates`.
+    side : uint8 [n_ids]
+        Output marks (0 left, 1 right, 2 see ``mode``).
     left_stats, right_stats : float64 [k, S]
         Output: statistics of the two children (see ``_criteria``).
+    n_left, n_right : int64 [k]
+        Output: rows (copies) of each child.
     """
     weighted = ws.shape[1] == idx.shape[1]
     for k in prange(seg.shape[0]):
         f = feat[k]
         left_stats[k, :] = 0.0
         right_stats[k, :] = 0.0
+        n_left[k] = 0
+        n_right[k] = 0
         if f < 0:
             continue
         is_cat = n_categories[f] > 0
         t = thr[k]
         miss_side = 0 if mgl[k] == 1 else 1
+        w_left = 0.0  # present rows' weights: the fractions of mode 1
+        w_right = 0.0
         for p in range(seg[k, 0], seg[k, 1]):
             q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
             x = xs[f, q]
+            wi = ws[f, q] if weighted else 1.0
+            yv = ys[f, q]
+            if np.isnan(x) and mode != 0:
+                side[np.uint64(idx[f, q])] = 2
+                if mode == 1:  # a share of the row in each child
+                    frac = w_left / (w_left + w_right)
+                    _add_stats(left_stats[k], is_clf, crit, yv, wi * frac)
+                    _add_stats(right_stats[k], is_clf, crit, yv, wi * (1.0 - frac))
+                    n_left[k] += 1
+                    n_right[k] += 1
+                continue
             if np.isnan(x):
                 s_p = miss_side
             elif is_cat:
@@ -517,12 +637,22 @@ def walk_splits(idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf,
             else:
                 s_p = 0 if x <= t else 1
             side[np.uint64(idx[f, q])] = s_p
-            s = left_stats[k] if s_p == 0 else right_stats[k]
-            wi = ws[f, q] if weighted else 1.0
-            yv = ys[f, q]
-            if is_clf:
-                s[np.uint64(yv)] += wi
+            if s_p == 0:
+                _add_stats(left_stats[k], is_clf, crit, yv, wi)
+                n_left[k] += 1
+                w_left += wi
             else:
-                s[0] += wi
-                s[1] += wi * yv
-                s[2] += wi * target_stat(crit, yv)
+                _add_stats(right_stats[k], is_clf, crit, yv, wi)
+                n_right[k] += 1
+                w_right += wi
+
+
+@INLINE
+def _add_stats(s, is_clf, crit, yv, wi):
+    """Add a row (target ``yv``, weight ``wi``) to the statistics ``s``."""
+    if is_clf:
+        s[np.uint64(yv)] += wi
+    else:
+        s[0] += wi
+        s[1] += wi * yv
+        s[2] += wi * target_stat(crit, yv)

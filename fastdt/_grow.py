@@ -21,6 +21,7 @@ import numpy as np
 from ._config import EPSILON, JIT, LEAF
 from ._criteria import impurity, improvement
 from ._exact import split_and_scan, target_stat, walk_splits
+from ._missing import choose_surrogates, find_surrogates, resolve_surrogates
 
 # --------------------------------------------------------------------------- helpers
 
@@ -136,11 +137,14 @@ def _choose_feature(proxy, nl, nonconst, n_features, max_features, rng, perm):
 # Columns of the driver's per-node tables (one int64 and one float64 table, so that
 # growing capacity is two copies, not seventeen). _SLOT and _CBIN serve the histogram
 # splitter only (histogram slot of an open node; bin of its candidate split). _CMGL is
-# the side of missing values of the candidate split (-1: none in the node). A third
-# table, ``cand_cat`` (uint64 [cap, W]), holds the left categories of categorical
-# candidates, and stays the split's bitset once the node is split.
+# the side of missing values of the candidate split (-1: none in the node). _CNL and
+# _CNR are the rows of its children, _CRS where the right child's range starts (-1:
+# after the left child's; missing="fractional" copies rows into both children, whose
+# ranges then outgrow the parent's). A third table, ``cand_cat`` (uint64 [cap, W]),
+# holds the left categories of categorical candidates, and stays the split's bitset
+# once the node is split.
 (_FEAT, _LEFT, _RIGHT, _NNS, _DEPTH, _MGL, _START, _END, _CF, _CNL, _SLOT, _CBIN,
- _CMGL) = range(13)
+ _CMGL, _CNR, _CRS) = range(15)
 _THR, _IMP, _WNS, _CTHR, _CGAIN = range(5)
 
 
@@ -172,7 +176,7 @@ def new_tree(root_stats, n, is_clf, crit, limits, max_leaf_nodes, n_words):
     ``(keys, nodes)`` pair of the best-first heap.
     """
     cap = 64
-    inode = np.zeros((cap, 13), dtype=np.int64)
+    inode = np.zeros((cap, 15), dtype=np.int64)
     cand_cat = np.zeros((cap, n_words), dtype=np.uint64)
     fnode = np.zeros((cap, 5))
     n_stats = root_stats.shape[0]
@@ -262,6 +266,8 @@ def record_candidates(
             continue
         inode[node, _CF] = f
         inode[node, _CNL] = nl[k]
+        inode[node, _CNR] = inode[node, _END] - inode[node, _START] - nl[k]
+        inode[node, _CRS] = -1
         inode[node, _CBIN] = cbin[k]
         inode[node, _CMGL] = mgl[k]
         cand_cat[node] = cat[k]
@@ -319,12 +325,14 @@ def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, cand_cat, node_co
         a = inode[node, _START]
         b = inode[node, _END]
         n_l = inode[node, _CNL]
+        n_r = inode[node, _CNR]
+        r_start = inode[node, _CRS] if inode[node, _CRS] >= 0 else a + n_l
         inode[node, _FEAT] = inode[node, _CF]
         inode[node, _LEFT] = node_count
         inode[node, _RIGHT] = node_count + 1
         # no missing values in the node: missing values follow the larger child
         mgl = inode[node, _CMGL]
-        inode[node, _MGL] = mgl if mgl >= 0 else (1 if n_l > (b - a) - n_l else 0)
+        inode[node, _MGL] = mgl if mgl >= 0 else (1 if n_l > n_r else 0)
         fnode[node, _THR] = fnode[node, _CTHR]
         any_open = False
         for j in range(2):
@@ -336,8 +344,8 @@ def split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, cand_cat, node_co
             inode[c, _CF] = -1
             inode[c, _SLOT] = -1
             inode[c, _DEPTH] = inode[node, _DEPTH] + 1
-            inode[c, _START] = a if j == 0 else a + n_l
-            inode[c, _END] = a + n_l if j == 0 else b
+            inode[c, _START] = a if j == 0 else r_start
+            inode[c, _END] = a + n_l if j == 0 else r_start + n_r
             inode[c, _NNS] = inode[c, _END] - inode[c, _START]
             stats[c] = cand_l[node] if j == 0 else cand_r[node]
             wc = _node_weight(is_clf, stats[c])
@@ -379,7 +387,7 @@ def new_rng(seed, n_features):
 
 @JIT
 def grow_tree(
-    idx, xs, ys, ws, n_stats, is_clf, crit, n_categories,
+    idx, xs, ys, ws, n_stats, is_clf, crit, n_categories, X, mode, max_surrogates,
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes, seed,
 ):
@@ -390,13 +398,20 @@ def grow_tree(
     idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
         Output of :func:`fastdt._exact.presort` (consumed: partitioned in place);
         ``ys`` holds class codes or targets, ``ws`` the weights (class weights folded
-        in), or has no columns when every weight is 1.
+        in), or has no columns when every weight is 1 (``mode`` 1 needs weights).
     n_stats : int
         Width of a statistics row (n_classes, or 3 for regression).
     is_clf, crit : bool, int
         Task and criterion code.
     n_categories : int32 [F]
         Categories of each feature (0: numeric).
+    X : float32 or float64 [n, F] (or [0, F])
+        The training rows, read by surrogate splits only (``mode`` 2).
+    mode : int
+        Missing values: 0 ``"learn"``, 1 ``"fractional"``, 2 ``"surrogate"``
+        (:func:`fastdt._exact.walk_splits`).
+    max_surrogates : int
+        Surrogates kept per split (``mode`` 2).
     max_depth, min_samples_split, min_samples_leaf : int
         Stopping rules, already resolved to absolute numbers.
     min_weight_leaf, min_impurity_decrease : float
@@ -417,6 +432,8 @@ def grow_tree(
         Sufficient statistics of every node.
     cat : uint64 [n_nodes, W]
         Left categories of each categorical split.
+    sur, n_sur : float64 [n_nodes, 3 * max_surrogates], int64 [n_nodes]
+        Surrogate splits of each node (:func:`fastdt._missing.choose_surrogates`).
     Node ids are in creation order: breadth-first for level-wise growth, to be
     renumbered by :func:`bfs_order` after best-first growth.
     """
@@ -424,6 +441,9 @@ def grow_tree(
     limits = (max_depth, min_samples_split, min_samples_leaf, min_weight_leaf)
     rng, perm = new_rng(seed, n_features)
     side = np.zeros(n, dtype=np.uint8)
+    dup = np.zeros(n if mode == 1 else 0, dtype=np.int32)  # id of a row's right copy
+    n_ids = n
+    n_used = n  # positions of the layout in use (mode 1 appends right children)
 
     weighted = ws.shape[1] == n
     root = np.zeros(n_stats)
@@ -440,10 +460,15 @@ def grow_tree(
     inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap = new_tree(
         root, n, is_clf, crit, limits, max_leaf_nodes, n_words
     )
+    n_sur_cols = 3 * max_surrogates if mode == 2 else 0
+    sur = np.zeros((inode.shape[0], n_sur_cols))
+    n_sur = np.zeros(inode.shape[0], dtype=np.int64)
     node_count = 1
     h_size = 0
     n_splits = 0
     part = np.zeros((0, 3), dtype=np.int64)
+    part_dst = np.zeros(0, dtype=np.int64)
+    part_frac = np.zeros(0)
     while True:
         n_open = open_nodes.shape[0]
         if n_open > 0:
@@ -456,11 +481,11 @@ def grow_tree(
             t_mgl = np.empty((n_open, n_features), dtype=np.int8)
             t_cat = np.zeros((n_open, n_features, n_words), dtype=np.uint64)
             split_and_scan(
-                idx, xs, ys, ws, side, part, scan, scan_stats, scan_w, scan_imp,
-                is_clf, crit, min_samples_leaf, min_weight_leaf, n_categories,
-                t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat,
+                idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats,
+                scan_w, scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf,
+                n_categories, mode != 0, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat,
             )
-            feat, nl = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
+            feat, _ = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
             thr = np.full(n_open, np.nan)
             mgl = np.full(n_open, -1, dtype=np.int64)
             cat = np.zeros((n_open, n_words), dtype=np.uint64)
@@ -472,23 +497,130 @@ def grow_tree(
                     cat[k] = t_cat[k, f]
             lst = np.empty((n_open, n_stats))
             rst = np.empty((n_open, n_stats))
+            n_l = np.empty(n_open, dtype=np.int64)
+            n_r = np.empty(n_open, dtype=np.int64)
             walk_splits(idx, xs, ys, ws, scan, feat, thr, mgl, cat, n_categories, is_clf, crit,
-                        side, lst, rst)
+                        mode, side, lst, rst, n_l, n_r)
+            if mode != 0:  # the primary's majority side: apply()'s route, surrogates' fallback
+                for k in range(n_open):
+                    if feat[k] >= 0:
+                        wl = _node_weight(is_clf, lst[k])
+                        mgl[k] = 1 if wl >= _node_weight(is_clf, rst[k]) else 0
+            if mode == 2:
+                sur_k, n_sur_k = _surrogates(X, idx, xs, ys, ws, scan, feat, n_categories, side,
+                                             max_surrogates, mgl, is_clf, crit, lst, rst,
+                                             n_l, n_r)
+                for k in range(n_open):
+                    sur[open_nodes[k]] = sur_k[k]
+                    n_sur[open_nodes[k]] = n_sur_k[k]
             h_size = record_candidates(
-                open_nodes, feat, nl, thr, np.zeros(n_open, dtype=np.int64), mgl, cat,
+                open_nodes, feat, n_l, thr, np.zeros(n_open, dtype=np.int64), mgl, cat,
                 lst, rst, inode, fnode, cand_l, cand_r, cand_cat, is_clf, crit,
                 min_impurity_decrease, heap, h_size,
             )
+            for k in range(n_open):
+                inode[open_nodes[k], _CNR] = n_r[k]
         to_split, h_size = nodes_to_split(
             open_nodes, inode, heap, h_size, n_splits, max_leaf_nodes
         )
         if to_split.shape[0] == 0:
             break
         n_splits += to_split.shape[0]
+        if mode == 1:
+            idx, xs, ys, ws, side, dup, n_ids, n_used = _make_room(
+                to_split, inode, idx, xs, ys, ws, side, dup, n_ids, n_used)
         (inode, fnode, stats, cand_l, cand_r, cand_cat, node_count, open_nodes,
          part) = split_nodes(to_split, inode, fnode, stats, cand_l, cand_r, cand_cat,
                              node_count, is_clf, crit, limits)
-    return finish_tree(inode, fnode, stats, cand_cat, node_count)
+        if sur.shape[0] < inode.shape[0]:
+            sur = _resize2(sur, inode.shape[0])
+            grown = np.zeros(inode.shape[0], dtype=np.int64)
+            grown[: n_sur.shape[0]] = n_sur
+            n_sur = grown
+        for c in range(node_count - 2 * to_split.shape[0], node_count):
+            n_sur[c] = 0
+        part_dst = np.full(part.shape[0], -1, dtype=np.int64)
+        part_frac = np.zeros(part.shape[0])
+        for m in range(part.shape[0]):
+            node = part[m, 2]
+            if inode[node, _CRS] >= 0:  # rows copied into both children
+                part_dst[m] = inode[node, _CRS]
+                part_frac[m] = fnode[inode[node, _LEFT], _WNS] / fnode[node, _WNS]
+    inode_out, fnode_out, stats_out, cat_out = finish_tree(inode, fnode, stats, cand_cat,
+                                                           node_count)
+    return inode_out, fnode_out, stats_out, cat_out, sur[:node_count].copy(), n_sur[:node_count]
+
+
+@JIT
+def _surrogates(X, idx, xs, ys, ws, scan, feat, n_categories, side, max_surrogates, mgl,
+                is_clf, crit, lst, rst, n_l, n_r):
+    """Surrogates of each scanned node's split, then the rows missing its feature sent
+    by them (:mod:`fastdt._missing`). Returns ``(sur [k, 3S], n_sur [k])``."""
+    n_open = scan.shape[0]
+    n_features = idx.shape[0]
+    agree = np.empty((n_open, n_features))
+    s_thr = np.empty((n_open, n_features))
+    s_dir = np.empty((n_open, n_features), dtype=np.uint8)
+    find_surrogates(idx, xs, ws, scan, feat, n_categories, side, agree, s_thr, s_dir)
+    sur = np.zeros((n_open, 3 * max_surrogates))
+    n_sur = np.zeros(n_open, dtype=np.int64)
+    for k in range(n_open):
+        if feat[k] >= 0:
+            n_sur[k] = choose_surrogates(agree[k], s_thr[k], s_dir[k],
+                                         _node_weight(is_clf, lst[k]),
+                                         _node_weight(is_clf, rst[k]), max_surrogates, sur[k])
+    resolve_surrogates(X, idx, xs, ys, ws, scan, feat, sur, n_sur, mgl, is_clf, crit, side,
+                       lst, rst, n_l, n_r)
+    return sur, n_sur
+
+
+@JIT
+def _make_room(to_split, inode, idx, xs, ys, ws, side, dup, n_ids, n_used):
+    """``missing="fractional"``: the nodes about to split whose children share rows get
+    a fresh range for their right child at the end of the layout (grown by doubling),
+    and each shared row a fresh id for its right copy (``dup``)."""
+    need = n_used
+    new_ids = n_ids
+    for node in to_split:
+        n_l = inode[node, _CNL]
+        n_r = inode[node, _CNR]
+        n = inode[node, _END] - inode[node, _START]
+        if n_l + n_r > n:
+            inode[node, _CRS] = need
+            need += n_r
+            new_ids += n_l + n_r - n
+    cap = idx.shape[1]
+    if need > cap:
+        cap = max(2 * cap, need)
+        idx = _resize_cols(idx, cap)
+        xs = _resize_cols(xs, cap)
+        ys = _resize_cols(ys, cap)
+        ws = _resize_cols(ws, cap)
+    if new_ids > side.shape[0]:
+        cap_ids = max(2 * side.shape[0], new_ids)
+        side2 = np.zeros(cap_ids, dtype=side.dtype)
+        side2[: side.shape[0]] = side
+        side = side2
+        dup2 = np.zeros(cap_ids, dtype=dup.dtype)
+        dup2[: dup.shape[0]] = dup
+        dup = dup2
+    for node in to_split:
+        if inode[node, _CRS] < 0:
+            continue
+        f = inode[node, _CF]
+        for p in range(inode[node, _START], inode[node, _END]):
+            i = idx[f, p]
+            if side[i] == 2:
+                dup[i] = n_ids
+                n_ids += 1
+    return idx, xs, ys, ws, side, dup, n_ids, need
+
+
+@JIT
+def _resize_cols(a, cap):
+    out = np.empty((a.shape[0], cap), dtype=a.dtype)
+    out[:, : a.shape[1]] = a
+    return out
 
 
 @JIT

@@ -9,13 +9,15 @@ import numpy as np
 from . import _input
 from ._config import (
     CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, FORMAT_VERSION, HIST_POOL_BYTES, ID_DTYPE,
-    POISSON,
+    MISSING_STRATEGIES, POISSON,
 )
 from ._exact import presort
 from ._grow import bfs_order, grow_tree
 from ._hist import grow_hist, row_arrays
 from .dataset import Dataset
-from .kernels import apply_batch, apply_numeric_batch, decision_path_batch, step_arrays
+from .kernels import (
+    apply_batch, apply_numeric_batch, decision_path_batch, step_arrays, value_fractional_batch,
+)
 from .tree import Tree, empty_extras
 
 __all__ = ["fit", "predict", "predict_proba", "apply", "decision_path"]
@@ -72,8 +74,12 @@ def fit(X, y, *, sample_weight=None, **params):
         Xa, categories = _input.check_X_fit(X, p["categorical_features"])
         n, n_features = Xa.shape
     n_categories = np.array([0 if c is None else len(c) for c in categories], dtype=np.int32)
-    if p["missing"] != "learn":
-        raise ValueError(f"missing={p['missing']!r} is not implemented yet; use missing='learn'")
+    mode = MISSING_STRATEGIES.index(p["missing"])
+    if splitter == "hist" and mode != 0:
+        raise ValueError(
+            f"missing={p['missing']!r} needs splitter='best'; the histogram splitter "
+            "learns the side of missing values (missing='learn')"
+        )
     task = _input.infer_task(y, p["task"], p["criterion"])
     criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
     if task == "classification" and criterion not in CRITERIA_CLF:
@@ -120,7 +126,9 @@ def fit(X, y, *, sample_weight=None, **params):
         positive = sw > 0
         target = target[positive]
         sw = sw[positive]
-    weights = sw if np.any(sw != 1.0) else None  # None: every weight is 1
+    # None: every weight is 1 (fractional rows need weights of their own)
+    has_nan = Xa is not None and mode == 1 and bool(np.isnan(Xa).any())
+    weights = sw if np.any(sw != 1.0) or has_nan else None
     del sw  # per-row arrays are the memory of a large fit: keep only what grows
     if splitter == "hist":
         own = dataset is None  # binned here: the fit may rearrange the codes in place
@@ -130,11 +138,14 @@ def fit(X, y, *, sample_weight=None, **params):
             del Xa  # the codes are all a histogram fit needs
         inode, fnode, stats, cat = _grow_hist(dataset, target, weights, positive, n_stats,
                                               is_clf, crit, growth, own)
+        sur, n_sur = np.zeros((inode.shape[0], 0)), np.zeros(inode.shape[0], dtype=np.int64)
     else:
-        inode, fnode, stats, cat = _grow_exact(Xa, target, weights, positive, n_stats,
-                                               is_clf, crit, n_categories, growth)
+        inode, fnode, stats, cat, sur, n_sur = _grow_exact(
+            Xa, target, weights, positive, n_stats, is_clf, crit, n_categories, mode,
+            p["max_surrogates"], growth)
     if lim["max_leaf_nodes"] > 0:
-        inode, fnode, stats, cat = _renumber_bfs(inode, fnode, stats, cat)
+        inode, fnode, stats, cat, sur, n_sur = _renumber_bfs(inode, fnode, stats, cat, sur,
+                                                             n_sur)
 
     wn = fnode[:, 2]
     if task == "classification":
@@ -154,6 +165,7 @@ def fit(X, y, *, sample_weight=None, **params):
         "missing_go_left": inode[:, 5].astype(np.uint8),
         **empty_extras(inode.shape[0], n_features),
         **_category_arrays(inode[:, 0], cat, n_categories),
+        **_surrogate_arrays(sur, n_sur),
     }
     record = {k: v for k, v in p.items() if k != "random_state"}
     record["criterion"] = criterion
@@ -193,7 +205,24 @@ def _category_arrays(feature, cat, n_categories):
             "n_categories": n_categories.astype(np.int32)}
 
 
-def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, n_categories, growth):
+def _surrogate_arrays(sur, n_sur):
+    """The format's surrogate arrays (CSR by node) from the driver's per-node table
+    of ``(feature, threshold, left_if_le)`` triples."""
+    ptr = np.zeros(n_sur.shape[0] + 1, dtype=np.int64)
+    np.cumsum(n_sur, out=ptr[1:])
+    rows = np.repeat(np.arange(n_sur.shape[0]), n_sur)
+    cols = np.arange(rows.shape[0]) - ptr[rows]
+    triples = sur[rows[:, None], 3 * cols[:, None] + np.arange(3)] if rows.size else np.zeros((0, 3))
+    return {
+        "surrogate_ptr": ptr,
+        "surrogate_feature": triples[:, 0].astype(np.int32),
+        "surrogate_threshold": np.ascontiguousarray(triples[:, 1]),
+        "surrogate_left_if_le": triples[:, 2].astype(np.uint8),
+    }
+
+
+def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, n_categories, mode,
+                max_surrogates, growth):
     """Presort, then grow (``weights``: None when every weight is 1; ``positive``: the
     rows kept, None for all)."""
     if positive is not None:
@@ -209,7 +238,9 @@ def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, n_categori
     base = (np.argsort(target, kind="stable") if weights is None
             else np.lexsort((weights, target)))
     presort(Xa, target, sw, base.astype(ID_DTYPE), idx, xs, ys, ws)
-    return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, n_categories, *growth)
+    rows = Xa if mode == 2 else np.empty((0, n_features), dtype=Xa.dtype)
+    return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, n_categories, rows, mode,
+                     max_surrogates, *growth)
 
 
 def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth, own):
@@ -232,7 +263,7 @@ def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth
     )
 
 
-def _renumber_bfs(inode, fnode, stats, cat):
+def _renumber_bfs(inode, fnode, stats, cat, sur, n_sur):
     order = bfs_order(inode[:, 1], inode[:, 2])
     new_id = np.full(inode.shape[0], -1, dtype=np.int64)
     new_id[order] = np.arange(order.shape[0])
@@ -240,7 +271,8 @@ def _renumber_bfs(inode, fnode, stats, cat):
     for col in (1, 2):
         internal = inode[:, col] >= 0
         inode[internal, col] = new_id[inode[internal, col]]
-    return inode, fnode[order].copy(), stats[order].copy(), cat[order].copy()
+    return (inode, fnode[order].copy(), stats[order].copy(), cat[order].copy(),
+            sur[order].copy(), n_sur[order].copy())
 
 
 def _check_tree(tree):
@@ -274,8 +306,13 @@ def apply(tree, X, *, _estimator_name=None):
 
 
 def _values(tree, X, estimator_name=None):
-    leaves = _leaves(tree, *_X_for(tree, X, estimator_name))
-    return np.take(tree.value, leaves, axis=0)
+    Xa, has_nan = _X_for(tree, X, estimator_name)
+    if has_nan and tree.params.get("missing") == "fractional":
+        # a row missing a split's feature goes down both branches (C4.5)
+        out = np.empty((Xa.shape[0], tree.n_values))
+        value_fractional_batch(tree.arrays, Xa, out)
+        return out
+    return np.take(tree.value, _leaves(tree, Xa, has_nan), axis=0)
 
 
 def predict_proba(tree, X, *, _estimator_name=None):

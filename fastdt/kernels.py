@@ -208,3 +208,58 @@ def apply_numeric_batch(packed, thresholds, n_steps, X, out):
             pk = packed[k]
             k = (pk >> 32) + (X[i, pk & 0xFFFFFFFF] > thresholds[k])
         out[i] = k
+
+
+@PJIT
+def value_fractional_batch(t, X, out):
+    """Predictions of a ``missing="fractional"`` tree (C4.5), parallel over rows.
+
+    A row missing the value of a node's feature (NaN, or a category code outside
+    ``[0, n_categories)``) goes down both children, with the weights
+    ``weighted_n_node_samples[child] / weighted_n_node_samples[node]``: the share of
+    the training weight each child received. ``out[i]`` is the weighted mean of the
+    values of the leaves the row reaches (one leaf, with weight 1, for a row missing
+    nothing on its path).
+
+    Parameters
+    ----------
+    t : TreeArrays
+    X : float32 or float64 [n, n_features]
+    out : float64 [n, n_values]
+    """
+    n = X.shape[0]
+    size = np.int64(t.depth.max()) + 2  # pending right branches: one per level at most
+    block = 256
+    for blk in prange((n + block - 1) // block):
+        s_node = np.empty(size, dtype=np.int64)
+        s_w = np.empty(size)
+        for i in range(blk * block, min(n, (blk + 1) * block)):
+            x = X[i]
+            out[i, :] = 0.0
+            s_node[0] = 0
+            s_w[0] = 1.0
+            top = 1
+            while top > 0:
+                top -= 1
+                node = s_node[top]
+                w = s_w[top]
+                while t.left[node] != LEAF:
+                    f = t.feature[node]
+                    v = x[f]
+                    missing = np.isnan(v) or (
+                        t.cat_offset[node] >= 0 and (v < 0 or v >= t.n_categories[f]))
+                    if missing:
+                        wn = t.weighted_n_node_samples[node]
+                        lc = t.left[node]
+                        rc = t.right[node]
+                        s_node[top] = rc
+                        s_w[top] = w * (t.weighted_n_node_samples[rc] / wn)
+                        top += 1
+                        w = w * (t.weighted_n_node_samples[lc] / wn)
+                        node = lc
+                    elif go_left(t, node, x):
+                        node = t.left[node]
+                    else:
+                        node = t.right[node]
+                for c in range(out.shape[1]):
+                    out[i, c] += w * t.value[node, c]

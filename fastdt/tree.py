@@ -388,7 +388,11 @@ def _validate(t):
 
     if not np.all(np.isnan(t.threshold[leaf])):
         _fail("threshold must be NaN at leaves")
-    if np.any(t.n_node_samples[ids] != t.n_node_samples[lefts] + t.n_node_samples[lefts + 1]):
+    children = t.n_node_samples[lefts] + t.n_node_samples[lefts + 1]
+    if t.params.get("missing") == "fractional":  # rows missing a value reach both children
+        if np.any(t.n_node_samples[ids] > children):
+            _fail("n_node_samples of a node must be at most the sum of its children's")
+    elif np.any(t.n_node_samples[ids] != children):
         _fail("n_node_samples of a node must be the sum of its children's")
 
     # values
