@@ -569,8 +569,8 @@ def _table_rows(name, data, enc, depth, threads, repeat, libs):
     for model, given, fit, predict, leaves in _table_cases(data, enc, depth, threads, libs):
         try:
             fit()
-        except ValueError as e:
-            if "not implemented yet" not in str(e):
+        except (ValueError, NotImplementedError) as e:
+            if isinstance(e, ValueError) and "not implemented yet" not in str(e):
                 raise
             out.append([name, str(depth), model, given, "not available (not implemented "
                         "yet)", "-", "-"])
@@ -588,9 +588,10 @@ def _tables_section(args, threads, libs, say):
 
     from fastdt.datasets import datasets_folder
 
+    depths = (args.table_depth, *(() if args.skip_unlimited else (None,)))
     say(f"Real tables with categorical columns and missing values (one tree each, "
-        f"max_depth={args.table_depth} and None; fit seconds are the best of "
-        f"{args.repeat} after one untimed fit):")
+        f"max_depth={' and '.join(str(d) for d in depths)}; fit seconds are the best "
+        f"of {args.repeat} after one untimed fit):")
     say("")
     try:
         tables = _real_tables(args.table_rows)
@@ -633,7 +634,7 @@ def _tables_section(args, threads, libs, say):
             f"({Xtr.isna().any(axis=1).mean():.1%} of the training rows).  ")
         say("")
         rows = []
-        for depth in (args.table_depth, *(() if args.skip_unlimited else (None,))):
+        for depth in depths:
             rows += _table_rows(name, data, enc, depth, threads, args.repeat, libs)
         say("| " + " | ".join(head) + " |")
         say("|" + "|".join(["---"] * 4 + ["---:"] * 3) + "|")
