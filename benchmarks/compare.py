@@ -2,9 +2,13 @@
 
 Usage::
 
-    python benchmarks/compare.py [--rows 1000000] [--features 20] [--repeat 1]
+    python benchmarks/compare.py [--section all|synthetic|tables]
+                                 [--rows 1000000] [--features 20] [--repeat 1]
                                  [--quick] [--threads N] [--skip-unlimited]
+                                 [--table-depth 8] [--table-rows N]
                                  [--out results.md]
+
+    python benchmarks/compare.py --section tables    # the real tables alone (~1 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -16,6 +20,16 @@ HistGradientBoosting and XGBoost hist, one tree each) and the histogram-building
 binning throughput next to a bare numba loop (all also written to ``--out``). Fit
 times are the best of ``--repeat`` runs and include each library's own data
 preparation (fastdt's presort or binning, XGBoost's DMatrix, LightGBM's Dataset).
+
+``--section tables`` (also part of ``all``, the default) fits one tree on two real
+tables with categorical columns and missing values, UCI Adult (train/test files as
+given) and Titanic (``fastdt.datasets.load_titanic_frame``'s seeded 75/25 split), read
+from the shared datasets folder (``$FASTDT_DATASETS`` or ``../shared/datasets``; the
+section is skipped when it is absent): fastdt on the raw DataFrame (native categorical
+splits, each ``missing=`` strategy), fastdt and scikit-learn on ordinal-encoded and
+one-hot-encoded copies, scikit-learn's HistGradientBoosting and LightGBM with their
+native categorical support, all at ``--table-depth``. ``--section synthetic`` runs
+the make_classification tables only.
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -41,10 +55,20 @@ def _parse(argv):
                    help="threads for fastdt (numba), XGBoost and LightGBM (default: all)")
     p.add_argument("--skip-unlimited", action="store_true",
                    help="skip the max_depth=None fits")
+    p.add_argument("--section", choices=("all", "synthetic", "tables"), default="all",
+                   help="all (default), the make_classification tables only (synthetic) "
+                        "or the real tables with categorical columns only (tables)")
+    p.add_argument("--table-depth", type=int, default=8,
+                   help="max_depth of the real-table fits (default 8)")
+    p.add_argument("--table-rows", type=int, default=None,
+                   help="at most this many training rows per real table (seeded "
+                        "subsample, for quick runs; default: all)")
     p.add_argument("--out", default=None, help="also write the report to this file")
     args = p.parse_args(argv)
     if args.rows < 10 or args.features < 1 or args.repeat < 1:
         p.error("need --rows >= 10, --features >= 1, --repeat >= 1")
+    if args.table_depth < 1 or (args.table_rows is not None and args.table_rows < 10):
+        p.error("need --table-depth >= 1 and --table-rows >= 10")
     if args.quick:
         args.repeat = 1
     return args
@@ -391,27 +415,240 @@ def _predict_rows(tree, clf, Xte, yte, repeat):
     ]
 
 
-def main(argv=None):
-    args = _parse(sys.argv[1:] if argv is None else argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import common  # also makes a checkout's fastdt importable
+# ------------------------------------------------------------------------------------
+# real tables with categorical columns and missing values (``--section tables``)
+# ------------------------------------------------------------------------------------
 
-    import numba
+#: fastdt's missing-value strategies, in table order; a strategy whose fit raises
+#: "not implemented yet" is listed as not available (picked up once it lands).
+_MISSING = ("learn", "fractional", "surrogate")
+
+
+def _real_tables(table_rows):
+    """``[(name, (X_train, y_train, X_test, y_test))]`` of the shared datasets, raw
+    DataFrames (``fastdt.datasets``); training rows subsampled (seeded) to at most
+    ``table_rows``. Raises ``FileNotFoundError`` when the files are absent."""
+    import numpy as np
+
+    from fastdt.datasets import load_adult_frame, load_titanic_frame
+
+    out = []
+    for name, load in (("Adult", load_adult_frame), ("Titanic", load_titanic_frame)):
+        Xtr, ytr, Xte, yte = load()
+        if table_rows is not None and table_rows < len(ytr):
+            keep = np.sort(np.random.default_rng(0).choice(len(ytr), table_rows, replace=False))
+            Xtr, ytr = Xtr.iloc[keep].reset_index(drop=True), ytr[keep]
+        out.append((name, (Xtr, ytr, Xte, yte)))
+    return out
+
+
+def _encoded(X_train, X_test):
+    """``{"ordinal codes": (train, test), "one-hot": (train, test)}`` as float64 arrays:
+    category columns as their codes (NaN where missing) or as one 0/1 column per
+    category (pandas ``get_dummies``: a missing value is all zeros); numeric and bool
+    columns as numbers, NaN kept. Both splits share their category dtypes, so the codes
+    and dummy columns agree."""
+    import numpy as np
+    import pandas as pd
+
+    if not (X_train.dtypes == X_test.dtypes).all():
+        raise ValueError("train and test need the same column dtypes (shared categories)")
+    cats = [c for c in X_train.columns if isinstance(X_train[c].dtype, pd.CategoricalDtype)]
+
+    def ordinal(X):
+        X = X.copy()
+        for c in cats:
+            codes = X[c].cat.codes.to_numpy().astype(np.float64)
+            codes[codes < 0] = np.nan
+            X[c] = codes
+        return X.to_numpy(np.float64, na_value=np.nan)
+
+    def one_hot(X):
+        return pd.get_dummies(X, columns=cats, dtype=np.float64).to_numpy(
+            np.float64, na_value=np.nan)
+
+    return {"ordinal codes": (ordinal(X_train), ordinal(X_test)),
+            "one-hot": (one_hot(X_train), one_hot(X_test))}
+
+
+def _table_cases(data, enc, depth, threads, libs):
+    """``[(model, input, fit, predict, leaves)]`` for one table at ``max_depth=depth``:
+    ``fit()`` returns a model, ``predict(model)`` the test labels, ``leaves(model)``
+    its number of leaves."""
+    import contextlib
+
+    import numpy as np
+    import pandas as pd
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    import fastdt
+
+    Xtr, ytr, Xte, yte = data
+    native = "raw DataFrame (native categorical)"
+
+    def fd_leaves(tree):
+        return int(np.sum(tree.left == fastdt.LEAF))
+
+    cases = []
+    for missing in _MISSING:
+        cases.append((f"fastdt, missing={missing!r}", native,
+                      lambda m=missing: fastdt.fit(Xtr, ytr, max_depth=depth, missing=m),
+                      lambda t: fastdt.predict(t, Xte), fd_leaves))
+    for name, (A, B) in enc.items():
+        cases.append(("fastdt", name, lambda A=A: fastdt.fit(A, ytr, max_depth=depth),
+                      lambda t, B=B: fastdt.predict(t, B), fd_leaves))
+    for name, (A, B) in enc.items():
+        cases.append(("scikit-learn DecisionTreeClassifier", name,
+                      lambda A=A: DecisionTreeClassifier(max_depth=depth,
+                                                         random_state=0).fit(A, ytr),
+                      lambda m, B=B: m.predict(B), lambda m: int(m.get_n_leaves())))
+    if depth is None:  # the boosters below grow one depth-limited tree
+        return cases
+
+    tpc = _optional("threadpoolctl")  # a scikit-learn dependency: OpenMP threads of HGB
+
+    def fit_hgb():
+        limit = (tpc.threadpool_limits(limits=threads, user_api="openmp") if tpc
+                 else contextlib.nullcontext())
+        with limit:
+            return HistGradientBoostingClassifier(
+                max_iter=1, learning_rate=1.0, max_depth=depth, max_leaf_nodes=None,
+                min_samples_leaf=1, l2_regularization=0.0, max_bins=255,
+                categorical_features="from_dtype", early_stopping=False, random_state=0,
+            ).fit(Xtr, ytr)
+
+    cases.append(("scikit-learn HistGradientBoosting (max_iter=1: one tree)", native,
+                  fit_hgb, lambda m: m.predict(Xte),
+                  lambda m: int(m._predictors[0][0].nodes["is_leaf"].sum())))
+
+    lgb = libs.get("lightgbm")
+    if lgb is not None:
+        cats = [c for c in Xtr.columns if isinstance(Xtr[c].dtype, pd.CategoricalDtype)]
+        params = {
+            # one plain tree: a single Newton step from the prior, no shrinkage, no
+            # leaf-size or hessian limits, no L2; num_leaves = 2**depth so that the
+            # leaf-wise growth is bounded by max_depth only, as the others
+            "objective": "binary", "learning_rate": 1.0, "max_depth": depth,
+            "num_leaves": min(2 ** depth, 131_072), "min_data_in_leaf": 1,
+            "min_sum_hessian_in_leaf": 0.0, "lambda_l2": 0.0,
+            # binning: 255 bins, min_data_in_bin=1 (default 3) so that no rare
+            # category is merged into the "other" bin
+            "max_bin": 255, "min_data_in_bin": 1,
+            # categorical splits at their least regularised: max_cat_to_onehot=1
+            # (default 4; one-vs-rest below it) so that every feature takes the
+            # many-vs-many search over categories sorted by sum(g)/(sum(h)+cat_smooth);
+            # cat_smooth=0 (default 10; it also drops categories with fewer rows than
+            # itself from that search) makes the order Breiman's, the class fraction;
+            # cat_l2=0 (default 10; extra L2 on categorical gains only);
+            # min_data_per_group=1 (default 100 rows per side); max_cat_threshold=255
+            # (default 32; LightGBM caps it at half the categories anyway)
+            "max_cat_to_onehot": 1, "cat_smooth": 0.0, "cat_l2": 0.0,
+            "min_data_per_group": 1, "max_cat_threshold": 255,
+            "num_threads": threads, "seed": 0, "verbose": -1,
+        }
+
+        def fit_lgb():
+            ds = lgb.Dataset(Xtr, label=ytr, categorical_feature=cats,
+                             params={"max_bin": 255, "min_data_in_bin": 1, "verbose": -1})
+            return lgb.train(params, ds, num_boost_round=1)
+
+        cases.append(("LightGBM (1 tree, Dataset included)", native, fit_lgb,
+                      lambda b: (b.predict(Xte) > 0.5).astype(np.int64),
+                      lambda b: int(b.dump_model()["tree_info"][0]["num_leaves"])))
+    return cases
+
+
+def _table_rows(name, data, enc, depth, threads, repeat, libs):
+    """Markdown rows of one table at one depth. Every model is fitted once untimed
+    first (numba compilation or cache load, library start-up), then ``repeat`` times."""
+    import numpy as np
+
+    yte = data[3]
+    out = []
+    for model, given, fit, predict, leaves in _table_cases(data, enc, depth, threads, libs):
+        try:
+            fit()
+        except (ValueError, NotImplementedError) as e:
+            if isinstance(e, ValueError) and "not implemented yet" not in str(e):
+                raise
+            out.append([name, str(depth), model, given, "not available (not implemented "
+                        "yet)", "-", "-"])
+            continue
+        s, m = _best(fit, repeat)
+        acc = float(np.mean(np.asarray(predict(m)) == yte))
+        out.append([name, str(depth), model, given, f"{s:.3g}", f"{acc:.4f}",
+                    f"{leaves(m):,}"])
+    return out
+
+
+def _tables_section(args, threads, libs, say):
+    """Adult and Titanic: native categorical splits against encodings and libraries."""
+    import pandas as pd
+
+    from fastdt.datasets import datasets_folder
+
+    depths = (args.table_depth, *(() if args.skip_unlimited else (None,)))
+    say(f"Real tables with categorical columns and missing values (one tree each, "
+        f"max_depth={' and '.join(str(d) for d in depths)}; fit seconds are the best "
+        f"of {args.repeat} after one untimed fit):")
+    say("")
+    try:
+        tables = _real_tables(args.table_rows)
+    except FileNotFoundError as e:
+        say(f"Skipped: the shared datasets are not found ({e}); set FASTDT_DATASETS "
+            f"(looked in {datasets_folder()}).")
+        return
+    say("Rows: *fastdt, missing=...* fits the raw DataFrame (pandas category and bool "
+        "columns are categorical: exact subset splits, categories ordered by class "
+        "fraction for two classes), once per missing-value strategy ('learn': each split "
+        "sends the missing rows to the better side; 'fractional': C4.5's weighted "
+        "fractions down both sides; 'surrogate': CART's surrogate splits), its time "
+        "including the DataFrame conversion. *ordinal codes* replaces each categorical "
+        "column by its category codes as numbers (thresholds on an arbitrary order, NaN "
+        "kept), *one-hot* by one 0/1 column per category (pandas get_dummies, a missing "
+        "category is all zeros, NaN kept in the numeric columns); this encoding is done "
+        "once beforehand and not timed. scikit-learn's DecisionTreeClassifier fits the "
+        "same arrays (NaN learned as fastdt's 'learn'). HistGradientBoosting "
+        "(max_iter=1, learning_rate=1, no leaf or L2 limits, 255 bins, "
+        "categorical_features='from_dtype') and LightGBM (num_boost_round=1, "
+        "learning_rate=1, min_data_in_leaf=1, min_sum_hessian_in_leaf=0, lambda_l2=0, "
+        "categorical regularisation off: cat_smooth=0, cat_l2=0, min_data_per_group=1, "
+        "max_cat_to_onehot=1) grow ONE gradient-boosting tree on binned numeric columns "
+        "with native categorical splits: its splits are Gini's on the first gradient "
+        "step, but each leaf predicts a Newton step from the prior, so a leaf whose "
+        "class fraction lies between the prior-dependent cut and 0.5 predicts the other "
+        "class than a decision tree would. Leaves: the number of leaves of the tree.")
+    say("")
+    head = ["data", "max_depth", "model", "input", "fit s", "test accuracy", "leaves"]
+    for name, data in tables:
+        Xtr, ytr, Xte, yte = data
+        enc = _encoded(Xtr, Xte)
+        cats = [c for c in Xtr.columns if isinstance(Xtr[c].dtype, pd.CategoricalDtype)]
+        nan_cols = [c for c in Xtr.columns if Xtr[c].isna().any() or Xte[c].isna().any()]
+        say(f"{name}: {len(ytr):,} train / {len(yte):,} test rows, {Xtr.shape[1]} columns "
+            f"({len(cats)} category, "
+            f"{sum(Xtr[c].dtype == bool for c in Xtr.columns)} bool), one-hot "
+            f"{enc['one-hot'][0].shape[1]} columns; missing values in "
+            f"{', '.join(nan_cols) or 'none'} "
+            f"({Xtr.isna().any(axis=1).mean():.1%} of the training rows).  ")
+        say("")
+        rows = []
+        for depth in depths:
+            rows += _table_rows(name, data, enc, depth, threads, args.repeat, libs)
+        say("| " + " | ".join(head) + " |")
+        say("|" + "|".join(["---"] * 4 + ["---:"] * 3) + "|")
+        for r in rows:
+            say("| " + " | ".join(r) + " |")
+        say("")
+
+
+def _synthetic_section(args, threads, libs, say):
+    """The make_classification tables (exact and histogram trees, throughput)."""
     import numpy as np
     from sklearn.datasets import make_classification
 
-    threads = common.set_threads(args.threads or numba.config.NUMBA_NUM_THREADS)
-    libs = {name: _optional(name) for name in ("xgboost", "lightgbm")}
-
-    cmd = "python " + " ".join(shlex.quote(a) for a in
-                                [os.path.relpath(sys.argv[0])] + sys.argv[1:])
-    report = [f"Command: `{cmd}`", ""]
-    report += [f"{line}  " for line in _machine_lines(threads, libs)]
-    print("\n".join(report), flush=True)
-
-    def say(line):
-        report.append(line)
-        print(line, flush=True)
+    import common
 
     n_inf = min(10, args.features)
     X, y = make_classification(
@@ -461,12 +698,39 @@ def main(argv=None):
     say("Ties between equally good splits: scikit-learn breaks them by its random feature "
         "order (random_state), fastdt by the lowest feature index, so the two trees can "
         "differ where ties occur (small nodes, redundant features).")
+
+
+def main(argv=None):
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import common  # also makes a checkout's fastdt importable
+
+    import numba
+
+    threads = common.set_threads(args.threads or numba.config.NUMBA_NUM_THREADS)
+    libs = {name: _optional(name) for name in ("xgboost", "lightgbm")}
+
+    cmd = "python " + " ".join(shlex.quote(a) for a in
+                                [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+    report = [f"Command: `{cmd}`", ""]
+    report += [f"{line}  " for line in _machine_lines(threads, libs)]
+    print("\n".join(report), flush=True)
+
+    def say(line):
+        report.append(line)
+        print(line, flush=True)
+
+    if args.section in ("all", "synthetic"):
+        _synthetic_section(args, threads, libs, say)
+    if args.section in ("all", "tables"):
+        if args.section == "all":
+            say("")
+        _tables_section(args, threads, libs, say)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(report) + "\n")
         print(f"\n(written to {args.out})")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
