@@ -6,7 +6,9 @@
 * ``predict model.npz DATA.csv [--out predictions.csv] [--proba]``: predict with a
   saved tree.
 
-Errors in the input (missing files, unknown columns, non-numeric features, damaged
+Text columns of a CSV are categorical features; empty fields are missing values.
+
+Errors in the input (missing files, unknown columns, unsupported columns, damaged
 model files, invalid parameters) print ``error: <message>`` on stderr and exit with
 status 2, without a traceback.
 """
@@ -109,6 +111,13 @@ def build_parser():
                        help="exact thresholds (best, default) or histogram splits (hist)")
     fit_p.add_argument("--max-bins", type=_positive_int, metavar="N",
                        help="bins per feature with --splitter hist (default 255)")
+    fit_p.add_argument("--missing", choices=("learn", "fractional", "surrogate"),
+                       default="learn",
+                       help="missing values: learned side (default), C4.5 fractions, "
+                       "CART surrogate splits")
+    fit_p.add_argument("--categorical", metavar="COL", action="append", default=None,
+                       help="treat a numeric column of category codes as categorical "
+                       "(repeatable; text columns always are)")
     fit_p.set_defaults(run=_cmd_fit)
 
     pred = sub.add_parser(
@@ -245,7 +254,8 @@ def _cmd_fit(args):
         task=args.task, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_leaf=args.min_samples_leaf, min_samples_split=args.min_samples_split,
         max_leaf_nodes=args.max_leaf_nodes, random_state=args.random_state,
-        splitter=args.splitter, max_bins=args.max_bins,
+        splitter=args.splitter, max_bins=args.max_bins, missing=args.missing,
+        categorical_features=args.categorical,
     )
     start = time.perf_counter()
     tree = fit(X, y, **params)

@@ -364,13 +364,20 @@ class DecisionTreeClassifier(_BaseTree):
         category, object, string or bool (always categorical). A numeric column named
         here holds category codes (whole numbers >= 0). Splits send a subset of
         categories left (see the README, "Categorical features").
-    missing : {"learn"}, default="learn"
-        How missing values (NaN, None, pandas NA) are handled: ``"learn"`` tries every
-        split with the missing rows on each side and keeps the better side, as
-        scikit-learn does; a feature with no missing value in a node sends them to
-        the larger child.
+    missing : {"learn", "fractional", "surrogate"}, default="learn"
+        How missing values (NaN, None, pandas NA; an unseen category counts as
+        missing) are handled. ``"learn"``: every split is tried with the missing rows
+        on each side and the better side is kept, as scikit-learn does (a node with no
+        missing value sends them to the larger child). ``"fractional"`` (C4.5): a split
+        is scored on the rows where its feature is present, weighted by their share;
+        a row missing it goes down both children with weights in proportion to the
+        children's, in training and in prediction. ``"surrogate"`` (CART, rpart):
+        scored likewise; a row missing the feature follows the first surrogate split
+        whose feature it has, else the majority side. The last two need
+        ``splitter="best"``.
     max_surrogates : int, default=5
-        Reserved for ``missing="surrogate"``.
+        Most surrogate splits kept per node with ``missing="surrogate"`` (rpart's
+        ``maxsurrogate``).
 
     Attributes
     ----------
@@ -565,13 +572,20 @@ class DecisionTreeRegressor(_BaseTree):
         category, object, string or bool (always categorical). A numeric column named
         here holds category codes (whole numbers >= 0). Splits send a subset of
         categories left (see the README, "Categorical features").
-    missing : {"learn"}, default="learn"
-        How missing values (NaN, None, pandas NA) are handled: ``"learn"`` tries every
-        split with the missing rows on each side and keeps the better side, as
-        scikit-learn does; a feature with no missing value in a node sends them to
-        the larger child.
+    missing : {"learn", "fractional", "surrogate"}, default="learn"
+        How missing values (NaN, None, pandas NA; an unseen category counts as
+        missing) are handled. ``"learn"``: every split is tried with the missing rows
+        on each side and the better side is kept, as scikit-learn does (a node with no
+        missing value sends them to the larger child). ``"fractional"`` (C4.5): a split
+        is scored on the rows where its feature is present, weighted by their share;
+        a row missing it goes down both children with weights in proportion to the
+        children's, in training and in prediction. ``"surrogate"`` (CART, rpart):
+        scored likewise; a row missing the feature follows the first surrogate split
+        whose feature it has, else the majority side. The last two need
+        ``splitter="best"``.
     max_surrogates : int, default=5
-        Reserved for ``missing="surrogate"``.
+        Most surrogate splits kept per node with ``missing="surrogate"`` (rpart's
+        ``maxsurrogate``).
 
     Attributes
     ----------

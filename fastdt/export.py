@@ -19,7 +19,7 @@ _ARROW = "|--- "
 
 
 def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_depth=None,
-                show_weights=False):
+                show_weights=False, show_missing=False):
     """Render a fitted tree as indented if/else rules.
 
     The layout follows scikit-learn's ``export_text``::
@@ -32,8 +32,10 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
         ...
 
     A row goes left (the ``<=`` line) when its value is at most the threshold.
-    Categorical splits, when present, read ``name in {codes}`` / ``name not in
-    {codes}`` (the category codes that go left).
+    Categorical splits read ``name in {a, b}`` / ``name not in {a, b}``, listing the
+    categories that go left by name (by code when the tree has no category names).
+    A split of the present values from the missing ones (threshold ``+inf``) reads
+    ``name is present`` / ``name is missing``.
 
     Parameters
     ----------
@@ -57,6 +59,10 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
         Classification: prefix each leaf's class with its weighted class counts,
         ``weights: [w_0, w_1, ...]``. Ignored for regression trees (as in
         scikit-learn).
+    show_missing : bool, default=False
+        Say where a row missing the split's value goes: ``, or missing`` on the branch
+        it takes (after the surrogate splits, listed, for ``missing="surrogate"``), or
+        the share of it each branch receives (``missing="fractional"``).
 
     Returns
     -------
@@ -127,7 +133,7 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
             lines.append(_BRANCH * level + _ARROW
                          + f"truncated branch of depth {int(heights[node])}")
             continue
-        left_text, right_text = _split_text(tree, node, names, number)
+        left_text, right_text = _split_text(tree, node, names, number, show_missing)
         stack.append((int(tree.right[node]), level + 1, right_text))
         stack.append((int(tree.left[node]), level + 1, left_text))
     return "\n".join(lines) + "\n"
@@ -190,15 +196,37 @@ def _subtree_heights(tree):
     return heights
 
 
-def _split_text(tree, node, names, number):
+def _split_text(tree, node, names, number, show_missing=False):
     f = int(tree.feature[node])
     name = names[f]
     if tree.cat_offset[node] >= 0:
+        levels = tree.categories[f] if tree.categories is not None else None
         codes = _left_categories(tree, node, f)
-        listed = "{" + ", ".join(str(c) for c in codes) + "}"
-        return f"{name} in {listed}", f"{name} not in {listed}"
-    t = number(tree.threshold[node])
-    return f"{name} <= {t}", f"{name} >  {t}"
+        listed = "{" + ", ".join(str(levels[c] if levels else c) for c in codes) + "}"
+        left, right = f"{name} in {listed}", f"{name} not in {listed}"
+    elif tree.threshold[node] == np.inf:
+        left, right = f"{name} is present", f"{name} is missing"
+        show_missing = False  # says it already
+    else:
+        t = number(tree.threshold[node])
+        left, right = f"{name} <= {t}", f"{name} >  {t}"
+    if show_missing:
+        if tree.params.get("missing") == "fractional":
+            w = tree.weighted_n_node_samples
+            share = w[tree.left[node]] / w[node]
+            left += f" (missing: {share:.0%})"
+            right += f" (missing: {1 - share:.0%})"
+        else:
+            s0, s1 = tree.surrogate_ptr[node], tree.surrogate_ptr[node + 1]
+            via = ""
+            if s1 > s0:
+                via = " (after surrogates " + ", ".join(
+                    names[int(g)] for g in tree.surrogate_feature[s0:s1]) + ")"
+            if tree.missing_go_left[node]:
+                left += ", or missing" + via
+            else:
+                right += ", or missing" + via
+    return left, right
 
 
 def _left_categories(tree, node, f):

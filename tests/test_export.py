@@ -183,3 +183,28 @@ def test_deep_tree_without_recursion():
         sys.setrecursionlimit(old)
     assert len(text.splitlines()) == 2 * (tree.node_count - tree.n_leaves) + tree.n_leaves
     assert "truncated branch of depth" in truncated
+
+
+def test_category_names_and_missing_values():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 300
+    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n),
+                       "x": np.where(rng.random(n) < 0.2, np.nan, rng.normal(size=n))})
+    y = ((df["colour"] == "red") | (df["x"] > 0.5)).to_numpy().astype(int)
+    tree = fastdt.fit(df, y, max_depth=2)
+    text = fastdt.export_text(tree)
+    assert "|--- colour in {blue, green}\n" in text
+    assert "|--- colour not in {blue, green}\n" in text
+    shown = fastdt.export_text(tree, show_missing=True)
+    side = "in {blue, green}" if tree.missing_go_left[0] else "not in {blue, green}"
+    assert f"colour {side}, or missing\n" in shown
+    frac = fastdt.export_text(fastdt.fit(df, y, max_depth=1, missing="fractional"),
+                              show_missing=True)
+    assert "% of missing" not in frac and "(missing: " in frac
+
+
+def test_present_versus_missing_split_reads_as_such():
+    tree = fastdt.fit(np.array([[1.0], [2.0], [3.0], [np.nan], [np.nan]]), [0, 0, 0, 1, 1])
+    assert fastdt.export_text(tree, feature_names=["age"]) == (
+        "|--- age is present\n|   |--- class: 0\n|--- age is missing\n|   |--- class: 1\n")
