@@ -26,14 +26,7 @@ and ``min_weight_leaf`` weight on each side. Ties keep the first candidate found
 import numpy as np
 
 from ._config import GAIN_RATIO, INLINE, JIT, MAX_EXHAUSTIVE_GROUPS
-from ._criteria import score_candidate
-
-
-@INLINE
-def _left_weight(is_clf, left):
-    if is_clf:
-        return left.sum()
-    return left[0]
+from ._criteria import node_weight, score_candidate
 
 
 @JIT
@@ -139,7 +132,7 @@ def _score(left, nl, total, w_node, n_node, imp_node, is_clf, crit,
            min_samples_leaf, min_weight_leaf, work):
     """``(num, den)`` of a candidate with left statistics ``left`` and ``nl`` rows, or
     ``(-inf, 1)`` when it leaves too few rows or too little weight on a side."""
-    wl = _left_weight(is_clf, left)
+    wl = node_weight(is_clf, left)
     wr = w_node - wl
     if (nl < min_samples_leaf or n_node - nl < min_samples_leaf or wl < min_weight_leaf
             or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):

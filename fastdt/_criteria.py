@@ -44,6 +44,14 @@ def _gini(counts, w):
     return 1.0 - sq / (w * w)
 
 
+@INLINE
+def node_weight(is_clf, stats):
+    """Total weight of a node from its statistics (the class counts' sum, or ``sum w``)."""
+    if is_clf:
+        return stats.sum()
+    return stats[0]
+
+
 @JIT
 def impurity(crit, stats, w):
     """Impurity of a node from its statistics.

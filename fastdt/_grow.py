@@ -20,7 +20,8 @@ import numpy as np
 
 from ._config import EPSILON, JIT, LEAF
 from ._criteria import impurity, improvement
-from ._exact import split_and_scan, target_stat, walk_splits
+from ._criteria import node_weight as _node_weight
+from ._exact import _add_stats, split_and_scan, walk_splits
 from ._missing import choose_surrogates, find_surrogates, resolve_surrogates
 
 # --------------------------------------------------------------------------- helpers
@@ -42,13 +43,6 @@ def _resize2(a, cap):
     out = np.empty((cap, a.shape[1]), dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
-
-
-@JIT
-def _node_weight(is_clf, stats):
-    if is_clf:
-        return stats.sum()
-    return stats[0]
 
 
 @JIT
@@ -448,14 +442,7 @@ def grow_tree(
     weighted = ws.shape[1] == n
     root = np.zeros(n_stats)
     for p in range(n):
-        wi = ws[0, p] if weighted else 1.0
-        yv = ys[0, p]
-        if is_clf:
-            root[np.int64(yv)] += wi
-        else:
-            root[0] += wi
-            root[1] += wi * yv
-            root[2] += wi * target_stat(crit, yv)
+        _add_stats(root, is_clf, crit, ys[0, p], ws[0, p] if weighted else 1.0)
     n_words = (n_categories.max() + 63) // 64
     inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap = new_tree(
         root, n, is_clf, crit, limits, max_leaf_nodes, n_words

@@ -81,8 +81,9 @@ def test_signature_count():
     user_facing = {"leaf_index", "go_left", "in_bitset", "_missing_left"}
     # binning reads X (float32/float64) and writes codes (uint8/uint16): four at most
     both_dtypes = {"bin_columns"}
-    # grows the driver's three node tables: int64, float64 and uint64 (category bitsets)
-    per_table = {"_resize2"}
+    # grow the driver's three node tables (int64, float64, uint64 category bitsets), and
+    # the presorted layout's rows (int32 ids, X's dtype, float64): three at most each
+    per_table = {"_resize2", "_resize_cols"}
     for mod in (_binning, _exact, _grow, _hist, _validate, kernels):
         for name in dir(mod):
             k = getattr(mod, name)
