@@ -60,7 +60,7 @@ def test_signature_count():
 
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         pytest.skip("JIT disabled")
-    from fastdt import _binning, _exact, _grow, _hist, _validate, kernels
+    from fastdt import _binning, _exact, _grow, _hist, _hist_scan, _validate, kernels
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
@@ -83,7 +83,7 @@ def test_signature_count():
     both_dtypes = {"bin_columns"}
     # grows the driver's three node tables: int64, float64 and uint64 (category bitsets)
     per_table = {"_resize2"}
-    for mod in (_binning, _exact, _grow, _hist, _validate, kernels):
+    for mod in (_binning, _exact, _grow, _hist, _hist_scan, _validate, kernels):
         for name in dir(mod):
             k = getattr(mod, name)
             if name in user_facing:
