@@ -2,7 +2,9 @@
 
 Data layout (built once per fit from a :class:`fastdt.Dataset`)::
 
-    codes[f, :]   uint8/uint16 bin of every row for feature f, rows grouped by node
+    codes[f, :]   uint8/uint16 bin of every row for feature f, rows grouped by node:
+                  0 .. n_bins[f]-1 the value bins (categorical: the category codes),
+                  n_bins[f] the missing bin (NaN)
     ycode[:]      class code of each row (classification)
     rstat[:, :]   per-row statistics: the weight (weighted classification), or
                   (w, w*y, w*t(y)) for regression; no columns when not needed
@@ -14,7 +16,8 @@ node owns ``[start, end)`` of all of them, and splitting a node is one stable pa
 of that range, the same in every row (marked once per position in ``side``). Every
 histogram is then built by reading memory in order.
 
-Histograms live in a pool ``float64 [slots, F, B, H]``: ``H`` columns per bin, the
+Histograms live in a pool ``float64 [slots, F, B, H]`` (``B = max(n_bins) + 1``: the
+value bins of the widest feature and a missing bin): ``H`` columns per bin, the
 node statistics of ``_criteria`` (class counts, or the three regression sums) plus a
 row count when rows are weighted (unweighted, the count is the sum of the class
 counts, or the weight sum). A node keeps its histogram in a slot while it waits to be
@@ -24,12 +27,15 @@ larger child's is the parent's minus the smaller's, computed in the parent's slo
 their histograms are built on the fly in thread-local scratch when they are scanned.
 
 Per level, :func:`build_level` partitions the ranges of the nodes just split and builds
-the new histograms (``prange`` over features), then :func:`fastdt._hist_scan.scan_nodes` scores every
-(open node, feature) by a prefix scan over bins with the same criterion code as the
-exact splitter (``prange`` over nodes). Thresholds are placed midway between the
-largest value of the last bin on the left and the smallest value of the first
-non-empty bin on the right: with one bin per distinct value this is exactly the exact
-splitter's threshold, so the two give the same tree.
+the new histograms (``prange`` over features), then
+:func:`fastdt._hist_scan.scan_nodes` scores every (open node, feature) with the exact
+splitter's candidates, in its order, and the same criterion code (``prange`` over
+nodes): numeric cuts with the missing rows on either side, categorical partitions.
+Thresholds are placed midway between the largest value of the last bin on the left
+and the smallest value of the first non-empty bin on the right: with one bin per
+distinct value this is exactly the exact splitter's threshold, so the two give the
+same tree. :func:`mark_sides` then routes the missing bin to the learned side and
+categorical codes by the split's bitset.
 """
 
 import numpy as np
@@ -38,7 +44,7 @@ from numba import prange
 from ._config import JIT, PJIT
 from ._exact import target_stat
 from ._grow import (
-    _CBIN, _CF, _END, _FEAT, _LEFT, _NNS, _RIGHT, _SLOT, _START,
+    _CBIN, _CF, _END, _FEAT, _LEFT, _MGL, _NNS, _RIGHT, _SLOT, _START,
     choose_features, finish_tree, new_rng, new_tree, node_ranges, nodes_to_split,
     record_candidates, split_nodes,
 )
@@ -68,16 +74,36 @@ def _partition_codes(codes_f, side, a, b, buf):
 
 
 @PJIT
-def mark_sides(codes, part, feat, cbin, side):
-    """``side[p] = 1`` if position ``p`` of node ``part[m]`` goes right (its code of the
-    split feature ``feat[m]`` is above ``cbin[m]``), else 0."""
+def mark_sides(codes, part, feat, cbin, mgl, cat, n_bins, n_categories, side):
+    """``side[p] = 1`` if position ``p`` of node ``part[m]`` goes right, else 0.
+
+    On the split feature ``f = feat[m]``, the missing code ``n_bins[f]`` goes left iff
+    ``mgl[m] == 1``; a categorical code ``c`` goes left iff its bit is set in
+    ``cat[m]`` (uint64 [W]); a numeric code goes right iff it is above ``cbin[m]``.
+    """
     for m in prange(part.shape[0]):
         f = feat[m]
         t = cbin[m]
         codes_f = codes[f]
-        for p in range(part[m, 0], part[m, 1]):
-            q = np.uint64(p)  # unsigned indexing, as in _accumulate
-            side[q] = 1 if codes_f[q] > t else 0
+        mc = np.int64(n_bins[f])
+        if n_categories[f] > 0:
+            miss_side = 0 if mgl[m] == 1 else 1
+            words = cat[m]
+            for p in range(part[m, 0], part[m, 1]):
+                q = np.uint64(p)  # unsigned indexing, as in _accumulate
+                c = np.uint64(codes_f[q])
+                if np.int64(c) == mc:
+                    side[q] = miss_side
+                else:
+                    bit = (words[c >> np.uint64(6)] >> (c & np.uint64(63))) & np.uint64(1)
+                    side[q] = 0 if bit else 1
+        else:
+            # the missing code is above every value bin: right unless it goes left
+            ml = mc if mgl[m] == 1 else -1
+            for p in range(part[m, 0], part[m, 1]):
+                q = np.uint64(p)
+                c = np.int64(codes_f[q])
+                side[q] = (c > t) & (c != ml)  # branch-free
 
 
 @PJIT
@@ -141,7 +167,7 @@ def build_level(codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf, wei
             buf = np.empty(scratch, dtype=codes.dtype)
             for m in range(part.shape[0]):
                 _partition_codes(codes[f], side, part[m, 0], part[m, 1], buf)
-        nb = n_bins[f]
+        nb = n_bins[f] + 1  # value bins and the missing bin
         for j in range(jobs.shape[0]):
             h = pool[jobs[j, 2], f]
             h[:nb] = 0.0
@@ -235,7 +261,7 @@ def _plan_builds(part, inode, is_open, keep_rows, pool, free, n_free, max_slots)
 @JIT
 def grow_hist(
     codes, ycode, rstat, weighted, n_stats, is_clf, crit, n_bins, bin_lo, bin_hi,
-    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+    n_categories, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes, seed, max_slots,
 ):
     """Grow one tree on binned data (the histogram splitter).
@@ -251,7 +277,10 @@ def grow_hist(
     weighted : bool
         Whether rows carry weights (adds a count column to histograms).
     n_bins, bin_lo, bin_hi : int32 [F], float64 [F, B], float64 [F, B]
-        Bins per feature and the value range of each bin.
+        Value bins per feature (code ``n_bins[f]`` is the missing bin) and the value
+        range of each value bin (:class:`fastdt.Dataset`).
+    n_categories : int32 [F]
+        Categories of each feature (0: numeric; else bin ``c`` is category ``c``).
     max_slots : int
         Most histograms kept at once (the pool's memory bound).
     Other parameters and the return value are those of :func:`fastdt._grow.grow_tree`.
@@ -261,7 +290,8 @@ def grow_hist(
     rng, perm = new_rng(seed, n_features)
     side = np.zeros(n, dtype=np.uint8)
     width = n_stats + (1 if weighted else 0)
-    n_bins_max = bin_lo.shape[1]
+    n_bins_max = bin_lo.shape[1] + 1  # histogram rows: the value bins and the missing bin
+    n_words = (n_categories.max() + 63) // 64
 
     root = np.zeros(n_stats)
     for p in range(n):
@@ -271,7 +301,7 @@ def grow_hist(
             for j in range(3):
                 root[j] += rstat[p, j]
     inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap = new_tree(
-        root, n, is_clf, crit, limits, max_leaf_nodes, 0
+        root, n, is_clf, crit, limits, max_leaf_nodes, n_words
     )
     node_count = 1
     h_size = 0
@@ -303,16 +333,20 @@ def grow_hist(
             t_thr = np.empty((n_open, n_features))
             t_nc = np.empty((n_open, n_features), dtype=np.uint8)
             t_bin = np.empty((n_open, n_features), dtype=np.int64)
+            t_mgl = np.empty((n_open, n_features), dtype=np.int64)
+            t_cat = np.zeros((n_open, n_features, n_words), dtype=np.uint64)
             t_l = np.empty((n_open, n_features, n_stats))
             t_r = np.empty((n_open, n_features, n_stats))
             scan_nodes(
                 pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
-                bin_lo, bin_hi, is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
-                t_proxy, t_nl, t_thr, t_nc, t_bin, t_l, t_r,
+                bin_lo, bin_hi, n_categories, is_clf, crit, weighted, min_samples_leaf,
+                min_weight_leaf, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r,
             )
             feat, nl = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
             thr = np.full(n_open, np.nan)
             cbin = np.zeros(n_open, dtype=np.int64)
+            mgl = np.full(n_open, -1, dtype=np.int64)
+            cat = np.zeros((n_open, n_words), dtype=np.uint64)
             lst = np.zeros((n_open, n_stats))
             rst = np.zeros((n_open, n_stats))
             for k in range(n_open):
@@ -320,11 +354,12 @@ def grow_hist(
                 if f >= 0:
                     thr[k] = t_thr[k, f]
                     cbin[k] = t_bin[k, f]
+                    mgl[k] = t_mgl[k, f]
+                    cat[k] = t_cat[k, f]
                     lst[k] = t_l[k, f]
                     rst[k] = t_r[k, f]
             h_size = record_candidates(
-                open_nodes, feat, nl, thr, cbin, np.full(n_open, -1, dtype=np.int64),
-                np.zeros((n_open, 0), dtype=np.uint64), lst, rst, inode, fnode, cand_l,
+                open_nodes, feat, nl, thr, cbin, mgl, cat, lst, rst, inode, fnode, cand_l,
                 cand_r, cand_cat, is_clf, crit, min_impurity_decrease, heap, h_size,
             )
             for k in range(n_open):  # nodes that cannot split release their histogram
@@ -355,10 +390,15 @@ def grow_hist(
             continue
         feat_p = np.empty(part.shape[0], dtype=np.int64)
         bin_p = np.empty(part.shape[0], dtype=np.int64)
+        mgl_p = np.empty(part.shape[0], dtype=np.int64)
+        cat_p = np.empty((part.shape[0], n_words), dtype=np.uint64)
         for m in range(part.shape[0]):
-            feat_p[m] = inode[part[m, 2], _FEAT]
-            bin_p[m] = inode[part[m, 2], _CBIN]
-        mark_sides(codes, part, feat_p, bin_p, side)
+            node = part[m, 2]
+            feat_p[m] = inode[node, _FEAT]
+            bin_p[m] = inode[node, _CBIN]
+            mgl_p[m] = inode[node, _MGL]
+            cat_p[m] = cand_cat[node]
+        mark_sides(codes, part, feat_p, bin_p, mgl_p, cat_p, n_bins, n_categories, side)
         partition_rows(ycode, rstat, side, part)
         jobs, temps, pool, free, n_free = _plan_builds(
             part, inode, is_open, keep_rows, pool, free, n_free, max_slots

@@ -55,6 +55,11 @@ def fit(X, y, *, sample_weight=None, **params):
     if isinstance(X, Dataset):
         if splitter != "hist":
             raise ValueError("a Dataset holds binned features: fit it with splitter='hist'")
+        if p["categorical_features"] is not None:
+            raise ValueError(
+                "categorical_features is set when the Dataset is built: "
+                "Dataset(X, categorical_features=...)"
+            )
         if p["max_bins"] is not None and p["max_bins"] != X.max_bins:
             raise ValueError(
                 f"max_bins={p['max_bins']} differs from the Dataset's max_bins={X.max_bins}; "
@@ -71,7 +76,7 @@ def fit(X, y, *, sample_weight=None, **params):
         feature_names = _input.feature_names_of(X)
         Xa, categories = _input.check_X_fit(X, p["categorical_features"])
         n, n_features = Xa.shape
-    n_categories = np.array([0 if c is None else len(c) for c in categories], dtype=np.int32)
+    n_categories = _input.n_categories_of(categories)
     if p["missing"] != "learn":
         raise ValueError(f"missing={p['missing']!r} is not implemented yet; use missing='learn'")
     task = _input.infer_task(y, p["task"], p["criterion"])
@@ -129,7 +134,7 @@ def fit(X, y, *, sample_weight=None, **params):
                                             feature_names)
             del Xa  # the codes are all a histogram fit needs
         inode, fnode, stats, cat = _grow_hist(dataset, target, weights, positive, n_stats,
-                                              is_clf, crit, growth, own)
+                                              is_clf, crit, n_categories, growth, own)
     else:
         inode, fnode, stats, cat = _grow_exact(Xa, target, weights, positive, n_stats,
                                                is_clf, crit, n_categories, growth)
@@ -212,7 +217,8 @@ def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, n_categori
     return grow_tree(idx, xs, ys, ws, n_stats, is_clf, crit, n_categories, *growth)
 
 
-def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth, own):
+def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, n_categories,
+               growth, own):
     """Bin-code layout, then grow (arguments as :func:`_grow_exact`; ``own``: the
     Dataset was made by this fit, so its codes may be rearranged in place)."""
     if positive is None:
@@ -224,11 +230,12 @@ def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth
     weighted = weights is not None
     ycode, rstat = row_arrays(target, weights, is_clf, crit)
     width = n_stats + (1 if weighted else 0)
-    slot_bytes = 8 * width * codes.shape[0] * dataset.bin_lo.shape[1]
+    # a histogram has one bin more than the most value bins: the missing bin
+    slot_bytes = 8 * width * codes.shape[0] * (dataset.bin_lo.shape[1] + 1)
     max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
     return grow_hist(
         codes, ycode, rstat, weighted, n_stats, is_clf, crit, dataset.n_bins,
-        dataset.bin_lo, dataset.bin_hi, *growth, max_slots,
+        dataset.bin_lo, dataset.bin_hi, n_categories, *growth, max_slots,
     )
 
 
