@@ -33,13 +33,15 @@ def distinct_groups(sorted_values):
     """Groups of neighbouring sorted values closer than ``FEATURE_THRESHOLD`` (equal
     values included): ``(first, last, count)`` of each group."""
     v = sorted_values
+    if v.shape[0] == 0:
+        return v, v, np.zeros(0, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, v[1:] > v[:-1] + FEATURE_THRESHOLD])
     ends = np.r_[starts[1:], v.shape[0]] - 1
     return v[starts], v[ends], np.diff(np.r_[starts, v.shape[0]])
 
 
 def feature_bins(sorted_values, max_bins):
-    """Bins of one feature from its sorted (sample of) values.
+    """Bins of one feature from its sorted (sample of) present values (no NaN).
 
     Returns ``(lo, hi, exact)``: the smallest and largest value of each bin, and
     whether every bin is one group of values (one bin per value). Edges follow as
@@ -80,12 +82,13 @@ def sorted_columns(X, rows, columns):
 
 
 @PJIT
-def bin_columns(X, columns, edges, lo, hi, codes, outside):
+def bin_columns(X, columns, edges, lo, hi, n_bins, codes, outside):
     """Bin the ``columns`` of ``X`` into ``codes``.
 
     Parameters
     ----------
-    X : float32 or float64 [n, F], no NaN
+    X : float32 or float64 [n, F]
+        NaN (missing) gets the code ``n_bins[f]``.
     columns : int64 [m]
         Features to bin (all of them, or the ones to redo).
     edges : float64 [F, P - 1]
@@ -94,6 +97,8 @@ def bin_columns(X, columns, edges, lo, hi, codes, outside):
         steps, run for a block of rows at a time so that the steps of many rows overlap.
     lo, hi : float64 [F, P]
         Value range of each bin in the sample the edges came from.
+    n_bins : int64 [F]
+        Value bins of each feature (the code of a missing value).
     codes : uint8 or uint16 [F, n]
         Output: ``codes[f, i]`` is the bin of ``X[i, f]`` (rows of other features kept).
     outside : uint8 [C, F]
@@ -122,52 +127,69 @@ def bin_columns(X, columns, edges, lo, hi, codes, outside):
                     for i in range(m):
                         pos[i] += step if e[np.uint64(pos[i] + step - 1)] < xb[i] else 0
                     step >>= 1
-                out = 0
+                out = False
                 lo_f = lo[f]
                 hi_f = hi[f]
                 codes_f = codes[f]
                 for i in range(m):
                     k = np.uint64(pos[i])
+                    x = xb[i]
+                    if x != x:  # NaN: the missing bin (the search left it at 0)
+                        k = np.uint64(n_bins[f])
+                    else:
+                        out |= (x < lo_f[k]) | (x > hi_f[k])
                     codes_f[np.uint64(start + i)] = k
-                    out |= (xb[i] < lo_f[k]) | (xb[i] > hi_f[k])
                 if out:
                     outside[c, f] = 1
 
 
-def bin_data(X, max_bins, subsample, seed):
-    """Bin every feature of ``X`` (checked, float32/float64, no NaN).
+def bin_data(X, max_bins, subsample, seed, n_categories):
+    """Bin every feature of ``X`` (checked, float32/float64; NaN is missing).
 
-    Returns ``(codes, n_bins, bin_lo, bin_hi)``: codes uint8 (``max_bins <= 256``) or
-    uint16 [F, n]; bins per feature; smallest and largest value of each bin among the
-    rows the edges were found on (float64 [F, B]; padding bins are ``inf``/``-inf``).
+    ``n_categories`` (int32 [F]): categories of each feature, 0 for a numeric one.
+    Returns ``(codes, n_bins, bin_lo, bin_hi)``: codes [F, n], uint8 when every code
+    fits (``max_bins <= 255`` and at most 255 categories: the missing code
+    ``n_bins[f]`` can reach ``max_bins``), else uint16; value bins per feature; the
+    smallest and largest value of each value bin among the rows the edges were found
+    on (float64 [F, max(n_bins)]; padding bins are ``inf``/``-inf``; the missing bin
+    has no entry).
     """
     n, n_features = X.shape
     if n > subsample:
         rows = np.sort(np.random.default_rng(seed).choice(n, size=subsample, replace=False))
     else:
         rows = np.arange(n)
-    values = sorted_columns(X, rows, np.arange(n_features))
-    bins = [feature_bins(values[f], max_bins) for f in range(n_features)]
-    codes = np.empty((n_features, n), dtype=np.uint8 if max_bins <= 256 else np.uint16)
+    numeric = np.flatnonzero(n_categories == 0)
+    bins = [None] * n_features
+    for f in np.flatnonzero(n_categories):
+        levels = np.arange(float(n_categories[f]))
+        bins[f] = (levels, levels, False)  # fixed: never binned again
+    _numeric_bins(sorted_columns(X, rows, numeric), numeric, max_bins, bins)
+    largest = max(max_bins, int(n_categories.max(initial=0)))
+    codes = np.empty((n_features, n), dtype=np.uint8 if largest <= 255 else np.uint16)
     outside = _bin(X, np.arange(n_features), bins, codes)
     if n > subsample:
         # a feature binned one value per bin must not hold values the sample missed:
         # bin it again from all of its rows
-        redo = [f for f in range(n_features) if bins[f][2] and outside[f]]
-        if redo:
-            full = sorted_columns(X, np.arange(n), np.array(redo, dtype=np.int64))
-            for j, f in enumerate(redo):
-                bins[f] = feature_bins(full[j], max_bins)
-            del full
-            _bin(X, np.array(redo, dtype=np.int64), bins, codes)
+        redo = np.array([f for f in numeric if bins[f][2] and outside[f]], dtype=np.int64)
+        if redo.shape[0]:
+            _numeric_bins(sorted_columns(X, np.arange(n), redo), redo, max_bins, bins)
+            _bin(X, redo, bins, codes)
     n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int32)
-    width = int(n_bins.max())
+    width = int(n_bins.max(initial=0))
     lo = np.full((n_features, width), np.inf)
     hi = np.full((n_features, width), -np.inf)
     for f, (blo, bhi, _) in enumerate(bins):
         lo[f, : blo.shape[0]] = blo
         hi[f, : bhi.shape[0]] = bhi
     return codes, n_bins, lo, hi
+
+
+def _numeric_bins(values, columns, max_bins, bins):
+    """``bins[columns[j]]`` from the sorted values ``values[j]`` (NaN last: left out)."""
+    for j, f in enumerate(columns):
+        v = values[j]
+        bins[f] = feature_bins(v[: v.shape[0] - np.count_nonzero(np.isnan(v))], max_bins)
 
 
 def _bin(X, columns, bins, codes):
@@ -182,10 +204,13 @@ def _bin(X, columns, bins, codes):
     lo = np.full((n_features, p2), np.inf)
     hi = np.full((n_features, p2), -np.inf)
     for f, (blo, bhi, _) in enumerate(bins):
-        edges[f, : blo.shape[0] - 1] = [split_threshold(a, b) for a, b in zip(bhi[:-1], blo[1:])]
+        if blo.shape[0] > 1:
+            edges[f, : blo.shape[0] - 1] = [split_threshold(a, b)
+                                            for a, b in zip(bhi[:-1], blo[1:])]
         lo[f, : blo.shape[0]] = blo
         hi[f, : bhi.shape[0]] = bhi
+    n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int64)
     n_chunks = int(max(1, min(4 * numba.get_num_threads(), n // 16384)))
     outside = np.zeros((n_chunks, n_features), dtype=np.uint8)
-    bin_columns(X, columns, edges, lo, hi, codes, outside)
+    bin_columns(X, columns, edges, lo, hi, n_bins, codes, outside)
     return outside.any(axis=0)

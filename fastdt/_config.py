@@ -37,7 +37,7 @@ EPSILON = float(np.finfo(np.float64).eps)
 # theirs rebuilt from rows when scanned).
 HIST_POOL_BYTES = 512 * 2**20
 DEFAULT_MAX_BINS = 255
-MAX_BINS_LIMIT = 65536  # codes are uint8 up to 256 bins, uint16 above
+MAX_BINS_LIMIT = 65535  # codes (the missing bin n_bins[f] included) fit in uint16
 DEFAULT_SUBSAMPLE = 200_000  # rows sampled to find bin edges (as LightGBM, HGB)
 
 # --- categorical features and missing values --------------------------------------

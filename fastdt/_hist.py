@@ -2,7 +2,9 @@
 
 Data layout (built once per fit from a :class:`fastdt.Dataset`)::
 
-    codes[f, :]   uint8/uint16 bin of every row for feature f, rows grouped by node
+    codes[f, :]   uint8/uint16 bin of every row for feature f, rows grouped by node:
+                  0 .. n_bins[f]-1 the value bins (categorical: the category codes),
+                  n_bins[f] the missing bin (NaN)
     ycode[:]      class code of each row (classification)
     rstat[:, :]   per-row statistics: the weight (weighted classification), or
                   (w, w*y, w*t(y)) for regression; no columns when not needed
@@ -14,7 +16,8 @@ node owns ``[start, end)`` of all of them, and splitting a node is one stable pa
 of that range, the same in every row (marked once per position in ``side``). Every
 histogram is then built by reading memory in order.
 
-Histograms live in a pool ``float64 [slots, F, B, H]``: ``H`` columns per bin, the
+Histograms live in a pool ``float64 [slots, F, B, H]`` (``B = max(n_bins) + 1``: the
+value bins of the widest feature and a missing bin): ``H`` columns per bin, the
 node statistics of ``_criteria`` (class counts, or the three regression sums) plus a
 row count when rows are weighted (unweighted, the count is the sum of the class
 counts, or the weight sum). A node keeps its histogram in a slot while it waits to be
@@ -24,69 +27,28 @@ larger child's is the parent's minus the smaller's, computed in the parent's slo
 their histograms are built on the fly in thread-local scratch when they are scanned.
 
 Per level, :func:`build_level` partitions the ranges of the nodes just split and builds
-the new histograms (``prange`` over features), then :func:`scan_nodes` scores every
-(open node, feature) by a prefix scan over bins with the same criterion code as the
-exact splitter (``prange`` over nodes). Thresholds are placed midway between the
-largest value of the last bin on the left and the smallest value of the first
-non-empty bin on the right: with one bin per distinct value this is exactly the exact
-splitter's threshold, so the two give the same tree.
+the new histograms (``prange`` over features), then
+:func:`fastdt._hist_scan.scan_nodes` scores every (open node, feature) with the exact
+splitter's candidates, in its order, and the same criterion code (``prange`` over
+nodes): numeric cuts with the missing rows on either side, categorical partitions.
+Thresholds are placed midway between the largest value of the last bin on the left
+and the smallest value of the first non-empty bin on the right: with one bin per
+distinct value this is exactly the exact splitter's threshold, so the two give the
+same tree. :func:`mark_sides` then routes the missing bin to the learned side and
+categorical codes by the split's bitset.
 """
 
 import numpy as np
 from numba import prange
 
-from ._config import FEATURE_THRESHOLD, INLINE, JIT, PJIT
-from ._criteria import score_candidate, split_threshold
+from ._config import JIT, PJIT
 from ._exact import target_stat
 from ._grow import (
-    _CBIN, _CF, _END, _FEAT, _LEFT, _NNS, _RIGHT, _SLOT, _START,
+    _CBIN, _CF, _END, _FEAT, _LEFT, _MGL, _NNS, _RIGHT, _SLOT, _START,
     choose_features, finish_tree, new_rng, new_tree, node_ranges, nodes_to_split,
     record_candidates, split_nodes,
 )
-
-
-@INLINE
-def _bin_rows(h, q, is_clf, weighted):
-    """Rows counted in bin ``q`` (unsigned) of histogram ``h``."""
-    if weighted:
-        return h[q, h.shape[1] - 1]
-    if is_clf:
-        s = 0.0
-        for c in range(h.shape[1]):
-            s += h[q, c]
-        return s
-    return h[q, 0]
-
-
-@JIT
-def _accumulate(codes_f, ycode, rstat, a, b, is_clf, weighted, h):
-    """Add positions ``[a, b)`` of one feature row to histogram ``h`` (float64 [B, H]).
-
-    Positions are indexed as unsigned integers: numba then knows they are not
-    negative and leaves out the wrap-around test of every access (2.5 times faster
-    here). Unsigned values are used for indexing only: numba turns mixed
-    signed/unsigned arithmetic into floats.
-    """
-    last = h.shape[1] - 1
-    if is_clf and not weighted:
-        for p in range(a, b):
-            q = np.uint64(p)
-            h[codes_f[q], np.uint32(ycode[q])] += 1.0
-    elif is_clf:
-        for p in range(a, b):
-            q = np.uint64(p)
-            k = codes_f[q]
-            h[k, np.uint32(ycode[q])] += rstat[q, 0]
-            h[k, last] += 1.0
-    else:
-        for p in range(a, b):
-            q = np.uint64(p)
-            k = codes_f[q]
-            h[k, 0] += rstat[q, 0]
-            h[k, 1] += rstat[q, 1]
-            h[k, 2] += rstat[q, 2]
-            if weighted:
-                h[k, last] += 1.0
+from ._hist_scan import _accumulate, scan_nodes
 
 
 @JIT
@@ -112,16 +74,36 @@ def _partition_codes(codes_f, side, a, b, buf):
 
 
 @PJIT
-def mark_sides(codes, part, feat, cbin, side):
-    """``side[p] = 1`` if position ``p`` of node ``part[m]`` goes right (its code of the
-    split feature ``feat[m]`` is above ``cbin[m]``), else 0."""
+def mark_sides(codes, part, feat, cbin, mgl, cat, n_bins, n_categories, side):
+    """``side[p] = 1`` if position ``p`` of node ``part[m]`` goes right, else 0.
+
+    On the split feature ``f = feat[m]``, the missing code ``n_bins[f]`` goes left iff
+    ``mgl[m] == 1``; a categorical code ``c`` goes left iff its bit is set in
+    ``cat[m]`` (uint64 [W]); a numeric code goes right iff it is above ``cbin[m]``.
+    """
     for m in prange(part.shape[0]):
         f = feat[m]
         t = cbin[m]
         codes_f = codes[f]
-        for p in range(part[m, 0], part[m, 1]):
-            q = np.uint64(p)  # unsigned indexing, as in _accumulate
-            side[q] = 1 if codes_f[q] > t else 0
+        mc = np.int64(n_bins[f])
+        if n_categories[f] > 0:
+            miss_side = 0 if mgl[m] == 1 else 1
+            words = cat[m]
+            for p in range(part[m, 0], part[m, 1]):
+                q = np.uint64(p)  # unsigned indexing, as in _accumulate
+                c = np.uint64(codes_f[q])
+                if np.int64(c) == mc:
+                    side[q] = miss_side
+                else:
+                    bit = (words[c >> np.uint64(6)] >> (c & np.uint64(63))) & np.uint64(1)
+                    side[q] = 0 if bit else 1
+        else:
+            # the missing code is above every value bin: right unless it goes left
+            ml = mc if mgl[m] == 1 else -1
+            for p in range(part[m, 0], part[m, 1]):
+                q = np.uint64(p)
+                c = np.int64(codes_f[q])
+                side[q] = (c > t) & (c != ml)  # branch-free
 
 
 @PJIT
@@ -185,7 +167,7 @@ def build_level(codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf, wei
             buf = np.empty(scratch, dtype=codes.dtype)
             for m in range(part.shape[0]):
                 _partition_codes(codes[f], side, part[m, 0], part[m, 1], buf)
-        nb = n_bins[f]
+        nb = n_bins[f] + 1  # value bins and the missing bin
         for j in range(jobs.shape[0]):
             h = pool[jobs[j, 2], f]
             h[:nb] = 0.0
@@ -195,185 +177,6 @@ def build_level(codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf, wei
                 for k in range(nb):
                     for c in range(h.shape[1]):
                         g[k, c] -= h[k, c]
-
-
-@JIT
-def _scan_bins(
-    h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
-    min_samples_leaf, min_weight_leaf, left, work, out_l, out_r,
-):
-    """Best split of one node on one feature from its histogram ``h`` (float64 [B, H]).
-
-    Returns ``(proxy, n_left, threshold, non_constant, bin)``: rows with a code at most
-    ``bin`` go left; ``n_left == 0`` means no valid split. Writes the children's
-    statistics into ``out_l``/``out_r``. Empty bins are skipped, so a candidate lies
-    between two neighbouring non-empty bins, as in the exact splitter between two
-    neighbouring distinct values.
-    """
-    n_stats = total.shape[0]
-    for c in range(n_stats):
-        left[c] = 0.0
-    wl = 0.0
-    sl = 0.0
-    nl = 0
-    best_num = -np.inf
-    best_den = 1.0
-    best_nl = 0
-    best_thr = np.nan
-    best_bin = -1
-    prev = np.uint64(0)  # last non-empty bin (valid once `seen`)
-    first = np.uint64(0)
-    seen = False
-    for k in range(nb):
-        q = np.uint64(k)  # unsigned indexing, as in _accumulate
-        cnt = _bin_rows(h, q, is_clf, weighted)
-        if cnt == 0.0:
-            continue
-        if not seen:
-            first = q
-        elif (nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
-              and lo[q] > hi[prev] + FEATURE_THRESHOLD):
-            wr = w_node - wl
-            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
-                if num * best_den > best_num * den:
-                    best_num = num
-                    best_den = den
-                    best_nl = nl
-                    best_bin = np.int64(prev)
-                    best_thr = split_threshold(hi[prev], lo[q])
-        if is_clf:
-            for c in range(n_stats):
-                left[c] += h[q, c]
-                wl += h[q, c]
-        else:
-            wl += h[q, 0]
-            sl += h[q, 1]
-        nl += np.int64(cnt)
-        prev = q
-        seen = True
-    nonconst = seen and hi[prev] > lo[first] + FEATURE_THRESHOLD
-    for c in range(n_stats):
-        out_l[c] = 0.0
-        out_r[c] = 0.0
-    if best_bin >= 0:
-        for k in range(nb):
-            q = np.uint64(k)
-            if _bin_rows(h, q, is_clf, weighted) == 0.0:
-                continue
-            if k <= best_bin:
-                for c in range(n_stats):
-                    out_l[c] += h[q, c]
-            else:
-                for c in range(n_stats):
-                    out_r[c] += h[q, c]
-    return best_num / best_den, best_nl, best_thr, nonconst, best_bin
-
-
-@PJIT
-def scan_nodes(
-    pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
-    bin_lo, bin_hi, is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
-    out_proxy, out_nl, out_thr, out_nc, out_bin, out_l, out_r,
-):
-    """Score every (open node, feature) from the nodes' histograms (``prange`` over nodes).
-
-    A node with ``slots[k] < 0`` has no stored histogram: it is built here, one
-    feature at a time, in scratch owned by the thread (over its occupied bins only when
-    it has fewer rows than bins). Outputs are ``[k, F]`` tables
-    (``out_l``/``out_r``: ``[k, F, S]`` children statistics of each feature's best
-    split).
-    """
-    n_features = codes.shape[0]
-    n_stats = scan_stats.shape[1]
-    width = pool.shape[3]
-    for k in prange(slots.shape[0]):
-        a = scan[k, 0]
-        b = scan[k, 1]
-        stored = slots[k] >= 0
-        # a node with fewer rows than bins gets a compact histogram of its occupied bins
-        compact = not stored and b - a <= pool.shape[2]
-        scratch = np.empty((0 if stored or compact else pool.shape[2], width))
-        r = b - a if compact else 0
-        order = np.empty(r, dtype=np.int64)
-        h_c = np.empty((r, width))
-        lo_c = np.empty(r)
-        hi_c = np.empty(r)
-        bins = np.empty(r, dtype=np.int64)
-        start = np.empty(pool.shape[2] + 1 if compact else 0, dtype=np.int64)
-        left = np.empty(n_stats)
-        work = np.empty(n_stats)
-        for f in range(n_features):
-            nb = n_bins[f]
-            lo_f = bin_lo[f]
-            hi_f = bin_hi[f]
-            if stored:
-                h = pool[slots[k], f]
-            elif compact:
-                nb = _compact_histogram(codes[f], ycode, rstat, a, b, is_clf, weighted, nb,
-                                        lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins)
-                h = h_c
-                lo_f = lo_c
-                hi_f = hi_c
-            else:  # one feature at a time: the scratch stays in L1
-                h = scratch
-                h[:nb] = 0.0
-                _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, h)
-            proxy, nl, thr, nc, bb = _scan_bins(
-                h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
-                scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
-                left, work, out_l[k, f], out_r[k, f],
-            )
-            out_proxy[k, f] = proxy
-            out_nl[k, f] = nl
-            out_thr[k, f] = thr
-            out_nc[k, f] = nc
-            out_bin[k, f] = bins[bb] if compact and bb >= 0 else bb
-
-
-@JIT
-def _compact_histogram(codes_f, ycode, rstat, a, b, is_clf, weighted, nb, lo_f, hi_f,
-                       start, order, h, lo_c, hi_c, bins):
-    """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
-
-    For a node with fewer rows than bins, whose dense histogram would be mostly empty
-    bins to zero and scan: the rows are counting-sorted by code (stable, so each bin
-    adds its rows in position order, as the dense histogram does: the same sums, the
-    same tree), then grouped. Fills the first ``m`` rows of ``h``, ``lo_c``, ``hi_c``
-    and ``bins`` (the occupied bins' codes) and returns ``m``. ``start`` is int64
-    scratch of at least ``nb + 1``.
-    """
-    start[: nb + 1] = 0
-    for p in range(a, b):
-        start[np.uint64(codes_f[np.uint64(p)]) + np.uint64(1)] += 1
-    for c in range(nb):
-        start[c + 1] += start[c]
-    for p in range(a, b):
-        c = np.uint64(codes_f[np.uint64(p)])
-        order[start[c]] = p
-        start[c] += 1
-    last = h.shape[1] - 1
-    m = -1
-    for i in range(b - a):
-        p = np.uint64(order[i])
-        c = np.uint64(codes_f[p])
-        if m < 0 or c != bins[m]:
-            m += 1
-            h[m, :] = 0.0
-            bins[m] = c
-            lo_c[m] = lo_f[c]
-            hi_c[m] = hi_f[c]
-        if is_clf:
-            h[m, np.uint32(ycode[p])] += rstat[p, 0] if weighted else 1.0
-            if weighted:
-                h[m, last] += 1.0
-        else:
-            h[m, 0] += rstat[p, 0]
-            h[m, 1] += rstat[p, 1]
-            h[m, 2] += rstat[p, 2]
-            if weighted:
-                h[m, last] += 1.0
-    return m + 1
 
 
 # --------------------------------------------------------------------------- pool
@@ -458,7 +261,7 @@ def _plan_builds(part, inode, is_open, keep_rows, pool, free, n_free, max_slots)
 @JIT
 def grow_hist(
     codes, ycode, rstat, weighted, n_stats, is_clf, crit, n_bins, bin_lo, bin_hi,
-    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
+    n_categories, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes, seed, max_slots,
 ):
     """Grow one tree on binned data (the histogram splitter).
@@ -474,7 +277,10 @@ def grow_hist(
     weighted : bool
         Whether rows carry weights (adds a count column to histograms).
     n_bins, bin_lo, bin_hi : int32 [F], float64 [F, B], float64 [F, B]
-        Bins per feature and the value range of each bin.
+        Value bins per feature (code ``n_bins[f]`` is the missing bin) and the value
+        range of each value bin (:class:`fastdt.Dataset`).
+    n_categories : int32 [F]
+        Categories of each feature (0: numeric; else bin ``c`` is category ``c``).
     max_slots : int
         Most histograms kept at once (the pool's memory bound).
     Other parameters and the return value are those of :func:`fastdt._grow.grow_tree`.
@@ -484,7 +290,8 @@ def grow_hist(
     rng, perm = new_rng(seed, n_features)
     side = np.zeros(n, dtype=np.uint8)
     width = n_stats + (1 if weighted else 0)
-    n_bins_max = bin_lo.shape[1]
+    n_bins_max = bin_lo.shape[1] + 1  # histogram rows: the value bins and the missing bin
+    n_words = (n_categories.max() + 63) // 64
 
     root = np.zeros(n_stats)
     for p in range(n):
@@ -494,7 +301,7 @@ def grow_hist(
             for j in range(3):
                 root[j] += rstat[p, j]
     inode, fnode, stats, cand_l, cand_r, cand_cat, open_nodes, heap = new_tree(
-        root, n, is_clf, crit, limits, max_leaf_nodes, 0
+        root, n, is_clf, crit, limits, max_leaf_nodes, n_words
     )
     node_count = 1
     h_size = 0
@@ -526,16 +333,20 @@ def grow_hist(
             t_thr = np.empty((n_open, n_features))
             t_nc = np.empty((n_open, n_features), dtype=np.uint8)
             t_bin = np.empty((n_open, n_features), dtype=np.int64)
+            t_mgl = np.empty((n_open, n_features), dtype=np.int64)
+            t_cat = np.zeros((n_open, n_features, n_words), dtype=np.uint64)
             t_l = np.empty((n_open, n_features, n_stats))
             t_r = np.empty((n_open, n_features, n_stats))
             scan_nodes(
                 pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
-                bin_lo, bin_hi, is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
-                t_proxy, t_nl, t_thr, t_nc, t_bin, t_l, t_r,
+                bin_lo, bin_hi, n_categories, is_clf, crit, weighted, min_samples_leaf,
+                min_weight_leaf, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r,
             )
             feat, nl = choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm)
             thr = np.full(n_open, np.nan)
             cbin = np.zeros(n_open, dtype=np.int64)
+            mgl = np.full(n_open, -1, dtype=np.int64)
+            cat = np.zeros((n_open, n_words), dtype=np.uint64)
             lst = np.zeros((n_open, n_stats))
             rst = np.zeros((n_open, n_stats))
             for k in range(n_open):
@@ -543,11 +354,12 @@ def grow_hist(
                 if f >= 0:
                     thr[k] = t_thr[k, f]
                     cbin[k] = t_bin[k, f]
+                    mgl[k] = t_mgl[k, f]
+                    cat[k] = t_cat[k, f]
                     lst[k] = t_l[k, f]
                     rst[k] = t_r[k, f]
             h_size = record_candidates(
-                open_nodes, feat, nl, thr, cbin, np.full(n_open, -1, dtype=np.int64),
-                np.zeros((n_open, 0), dtype=np.uint64), lst, rst, inode, fnode, cand_l,
+                open_nodes, feat, nl, thr, cbin, mgl, cat, lst, rst, inode, fnode, cand_l,
                 cand_r, cand_cat, is_clf, crit, min_impurity_decrease, heap, h_size,
             )
             for k in range(n_open):  # nodes that cannot split release their histogram
@@ -578,10 +390,15 @@ def grow_hist(
             continue
         feat_p = np.empty(part.shape[0], dtype=np.int64)
         bin_p = np.empty(part.shape[0], dtype=np.int64)
+        mgl_p = np.empty(part.shape[0], dtype=np.int64)
+        cat_p = np.empty((part.shape[0], n_words), dtype=np.uint64)
         for m in range(part.shape[0]):
-            feat_p[m] = inode[part[m, 2], _FEAT]
-            bin_p[m] = inode[part[m, 2], _CBIN]
-        mark_sides(codes, part, feat_p, bin_p, side)
+            node = part[m, 2]
+            feat_p[m] = inode[node, _FEAT]
+            bin_p[m] = inode[node, _CBIN]
+            mgl_p[m] = inode[node, _MGL]
+            cat_p[m] = cand_cat[node]
+        mark_sides(codes, part, feat_p, bin_p, mgl_p, cat_p, n_bins, n_categories, side)
         partition_rows(ycode, rstat, side, part)
         jobs, temps, pool, free, n_free = _plan_builds(
             part, inode, is_open, keep_rows, pool, free, n_free, max_slots

@@ -535,6 +535,12 @@ def check_X_fit(X, categorical_features=None):
     return arr, categories if categories is not None else [None] * arr.shape[1]
 
 
+def n_categories_of(categories):
+    """Categories per feature (int32; 0 for a numeric feature) from the per-feature
+    levels of :func:`check_X_fit` (None for a numeric feature)."""
+    return np.array([0 if c is None else len(c) for c in categories], dtype=np.int32)
+
+
 def check_X(X, *, n_features=None, feature_names=None, estimator_name=None, categories=None):
     """Convert ``X`` to a C-contiguous float32/float64 2-D array and check it.
 

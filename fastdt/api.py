@@ -57,6 +57,11 @@ def fit(X, y, *, sample_weight=None, **params):
     if isinstance(X, Dataset):
         if splitter != "hist":
             raise ValueError("a Dataset holds binned features: fit it with splitter='hist'")
+        if p["categorical_features"] is not None:
+            raise ValueError(
+                "categorical_features is set when the Dataset is built: "
+                "Dataset(X, categorical_features=...)"
+            )
         if p["max_bins"] is not None and p["max_bins"] != X.max_bins:
             raise ValueError(
                 f"max_bins={p['max_bins']} differs from the Dataset's max_bins={X.max_bins}; "
@@ -73,7 +78,7 @@ def fit(X, y, *, sample_weight=None, **params):
         feature_names = _input.feature_names_of(X)
         Xa, categories = _input.check_X_fit(X, p["categorical_features"])
         n, n_features = Xa.shape
-    n_categories = np.array([0 if c is None else len(c) for c in categories], dtype=np.int32)
+    n_categories = _input.n_categories_of(categories)
     mode = MISSING_STRATEGIES.index(p["missing"])
     if splitter == "hist" and mode != 0:
         raise ValueError(
@@ -137,7 +142,7 @@ def fit(X, y, *, sample_weight=None, **params):
                                             feature_names)
             del Xa  # the codes are all a histogram fit needs
         inode, fnode, stats, cat = _grow_hist(dataset, target, weights, positive, n_stats,
-                                              is_clf, crit, growth, own)
+                                              is_clf, crit, n_categories, growth, own)
         sur, n_sur = np.zeros((inode.shape[0], 0)), np.zeros(inode.shape[0], dtype=np.int64)
     else:
         inode, fnode, stats, cat, sur, n_sur = _grow_exact(
@@ -243,7 +248,8 @@ def _grow_exact(Xa, target, weights, positive, n_stats, is_clf, crit, n_categori
                      max_surrogates, *growth)
 
 
-def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth, own):
+def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, n_categories,
+               growth, own):
     """Bin-code layout, then grow (arguments as :func:`_grow_exact`; ``own``: the
     Dataset was made by this fit, so its codes may be rearranged in place)."""
     if positive is None:
@@ -255,11 +261,12 @@ def _grow_hist(dataset, target, weights, positive, n_stats, is_clf, crit, growth
     weighted = weights is not None
     ycode, rstat = row_arrays(target, weights, is_clf, crit)
     width = n_stats + (1 if weighted else 0)
-    slot_bytes = 8 * width * codes.shape[0] * dataset.bin_lo.shape[1]
+    # a histogram has one bin more than the most value bins: the missing bin
+    slot_bytes = 8 * width * codes.shape[0] * (dataset.bin_lo.shape[1] + 1)
     max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
     return grow_hist(
         codes, ycode, rstat, weighted, n_stats, is_clf, crit, dataset.n_bins,
-        dataset.bin_lo, dataset.bin_hi, *growth, max_slots,
+        dataset.bin_lo, dataset.bin_hi, n_categories, *growth, max_slots,
     )
 
 

@@ -32,27 +32,38 @@ class Dataset:
 
     A feature with at most ``max_bins`` distinct values gets one bin per value;
     otherwise its bins hold about equal numbers of rows (quantile bins, found on a
-    random ``subsample`` of the rows). Codes are ``uint8`` when ``max_bins <= 256``,
-    else ``uint16``.
+    random ``subsample`` of the rows). A categorical feature gets one bin per
+    category (bin ``c`` is code ``c``, whatever ``max_bins``). Missing values (NaN)
+    get one more code per feature, ``n_bins[f]``. Codes are ``uint8`` when every code
+    fits (``max_bins <= 255`` and at most 255 categories per feature), else ``uint16``.
 
     Parameters
     ----------
     X : array-like or pandas DataFrame of shape (n_samples, n_features)
-        Numeric features, checked as by :func:`fastdt.fit`.
+        Features, checked and converted as by :func:`fastdt.fit` (NaN: missing).
     max_bins : int, default=255
-        Most bins per feature, in [2, 65536].
+        Most bins per numeric feature, in [2, 65535].
     subsample : int, default=200000
         Rows sampled to find the bin edges (all rows when there are fewer).
     random_state : int, default=0
         Seed of that sample.
+    categorical_features : list of int or str, or bool mask, default=None
+        As in :func:`fastdt.fit` (pandas category/object/string/bool columns are
+        categorical anyway). Fits of the Dataset use these categories.
 
     Attributes
     ----------
     codes : uint8 or uint16 ndarray of shape (n_features, n_samples)
-        Bin of every value, feature-major.
+        Bin of every value, feature-major; ``n_bins[f]`` for a missing value.
     n_bins : int32 ndarray of shape (n_features,)
+        Value bins of each feature (the missing bin not counted; a feature with only
+        missing values has none).
     bin_lo, bin_hi : float64 ndarray of shape (n_features, max(n_bins))
-        Smallest and largest value in each bin (``inf``/``-inf`` for an empty bin).
+        Smallest and largest value in each value bin (``inf``/``-inf`` for padding;
+        ``c`` for category ``c``).
+    categories : list
+        Per feature, None (numeric) or the levels of a categorical one (code ``k`` is
+        ``levels[k]``).
     feature_names : list of str or None
     """
 
@@ -78,14 +89,9 @@ class Dataset:
         return ds
 
     def _init_checked(self, Xa, categories, max_bins, subsample, random_state):
-        if any(c is not None for c in categories):
-            raise ValueError("splitter='hist' does not support categorical features yet; "
-                             "use splitter='best'")
-        if np.isnan(Xa).any():
-            raise ValueError("splitter='hist' does not support missing values (NaN) yet; "
-                             "use splitter='best'")
         self.categories = categories
-        codes, n_bins, lo, hi = bin_data(Xa, max_bins, subsample, random_state)
+        codes, n_bins, lo, hi = bin_data(Xa, max_bins, subsample, random_state,
+                                         self.n_categories)
         for a in (codes, n_bins, lo, hi):
             a.flags.writeable = False
         self.codes, self.n_bins, self.bin_lo, self.bin_hi = codes, n_bins, lo, hi
@@ -93,6 +99,11 @@ class Dataset:
         self.dtype = Xa.dtype
         self.subsample = subsample
         self.random_state = random_state
+
+    @property
+    def n_categories(self):
+        """int32 ndarray of shape (n_features,): categories per feature (0: numeric)."""
+        return _input.n_categories_of(self.categories)
 
     @property
     def shape(self):

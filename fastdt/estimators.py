@@ -166,8 +166,7 @@ class _BaseTree:
             target_tags=TargetTags(required=True, multi_output=False, single_output=True),
             classifier_tags=ClassifierTags() if is_clf else None,
             regressor_tags=None if is_clf else RegressorTags(),
-            # the histogram splitter does not take missing values yet
-            input_tags=InputTags(allow_nan=self.splitter != "hist", sparse=False),
+            input_tags=InputTags(allow_nan=True, sparse=False),
         )
 
     def __sklearn_is_fitted__(self):
@@ -357,7 +356,7 @@ class DecisionTreeClassifier(_BaseTree):
         Weights ``{label: weight}`` multiplying the sample weights of each class;
         ``"balanced"`` uses ``n_samples / (n_classes * count(label))``.
     max_bins : int, default=None
-        Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65536];
+        Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65535];
         a :class:`fastdt.Dataset` brings its own.
     categorical_features : list of int or str, or bool mask, default=None
         Features to treat as categorical, besides the pandas columns of dtype
@@ -565,7 +564,7 @@ class DecisionTreeRegressor(_BaseTree):
     min_impurity_decrease : float, default=0.0
         Split only when the weighted impurity decrease is at least this.
     max_bins : int, default=None
-        Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65536];
+        Bins per feature for ``splitter="hist"`` (255 when ``None``), in [2, 65535];
         a :class:`fastdt.Dataset` brings its own.
     categorical_features : list of int or str, or bool mask, default=None
         Features to treat as categorical, besides the pandas columns of dtype

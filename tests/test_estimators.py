@@ -28,11 +28,7 @@ with warnings.catch_warnings():
     _CHECKS = parametrize_with_checks([
         DecisionTreeClassifier(), DecisionTreeRegressor(),
         DecisionTreeClassifier(splitter="hist"), DecisionTreeRegressor(splitter="hist"),
-    ], expected_failed_checks=lambda est: {
-        # until the histogram splitter takes missing values: it rejects NaN at fit,
-        # while prediction (shared by both splitters) routes NaN
-        "check_estimators_nan_inf": "hist splitter: no missing values at fit yet",
-    } if est.splitter == "hist" else {})
+    ])
 
 
 @_CHECKS
@@ -246,6 +242,8 @@ def test_sklearn_tags():
     for t in (ct, rt):
         assert t.target_tags.required and not t.target_tags.multi_output
         assert t.input_tags.allow_nan and not t.input_tags.sparse
+    for Est in (DecisionTreeClassifier, DecisionTreeRegressor):  # both splitters take NaN
+        assert get_tags(Est(splitter="hist")).input_tags.allow_nan
 
 
 def test_no_sklearn_import_at_runtime():

@@ -60,11 +60,14 @@ def test_signature_count():
 
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         pytest.skip("JIT disabled")
-    from fastdt import _binning, _exact, _grow, _hist, _validate, kernels
+    from fastdt import _binning, _exact, _grow, _hist, _hist_scan, _missing, _validate, kernels
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     y = (X[:, 0] > 0).astype(int)
+    Xc = X.copy()
+    Xc[:, 2] = rng.integers(0, 5, 200)
+    Xc[rng.random(Xc.shape) < 0.1] = np.nan
     for dtype in (np.float32, np.float64):
         for weights in (None, rng.uniform(0.5, 1.5, 200)):
             t = fastdt.fit(X.astype(dtype), y, sample_weight=weights, max_depth=3)
@@ -76,6 +79,9 @@ def test_signature_count():
                            splitter="hist", **splitter_params)
                 fastdt.fit(X.astype(dtype), X[:, 1], max_depth=3, splitter="hist",
                            sample_weight=weights, **splitter_params)
+                # missing values and a categorical feature: the same signatures
+                fastdt.fit(Xc.astype(dtype), y, sample_weight=weights, max_depth=3,
+                           splitter="hist", categorical_features=[2], **splitter_params)
     # the single-row kernels of fastdt.kernels are for users' own numba code, which may
     # pass any array layout; the policy is about what fastdt itself compiles
     user_facing = {"leaf_index", "go_left", "in_bitset", "_missing_left"}
@@ -84,7 +90,7 @@ def test_signature_count():
     # grow the driver's three node tables (int64, float64, uint64 category bitsets), and
     # the presorted layout's rows (int32 ids, X's dtype, float64): three at most each
     per_table = {"_resize2", "_resize_cols"}
-    for mod in (_binning, _exact, _grow, _hist, _validate, kernels):
+    for mod in (_binning, _exact, _grow, _hist, _hist_scan, _missing, _validate, kernels):
         for name in dir(mod):
             k = getattr(mod, name)
             if name in user_facing:

@@ -77,9 +77,15 @@ def test_dataframe_none_and_pandas_na_are_missing():
         np.testing.assert_array_equal(getattr(t, name), getattr(u, name), err_msg=name)
 
 
-def test_hist_splitter_rejects_missing_values_clearly():
-    with pytest.raises(ValueError, match="missing values"):
-        fastdt.fit(np.array([[1.0], [NAN]]), [0, 1], splitter="hist")
+@pytest.mark.parametrize("splitter", ["best", "hist"])
+def test_hist_splitter_learns_the_missing_side_too(splitter):
+    # the worked nodes above, with both splitters
+    t = fastdt.fit(np.array([[NAN], [NAN], [1.0], [2.0], [3.0]]), [0, 0, 0, 1, 1],
+                   splitter=splitter)
+    assert t.threshold[0] == 1.5 and t.missing_go_left[0] == 1
+    t = fastdt.fit(np.array([[1.0], [2.0], [3.0], [NAN], [NAN]]), [0, 0, 0, 1, 1],
+                   splitter=splitter)
+    assert t.threshold[0] == np.inf and t.missing_go_left[0] == 0
 
 
 def test_infinity_is_still_rejected():

@@ -1,0 +1,374 @@
+"""Histogram splitter, part 2: building one histogram and scanning it for a split.
+
+A histogram ``h`` (float64 [B, H]) of one node and feature has a row per bin: the node
+statistics of ``_criteria`` summed over the node's rows in that bin, plus a row count
+when rows are weighted (see :mod:`fastdt._hist`). Rows ``0 .. nb-1`` are the value
+bins (categories, for a categorical feature) in order, row ``nb`` the missing bin (the
+rows whose value is NaN). The scans reproduce the exact splitter's
+(:func:`fastdt._exact._scan_segment`, :func:`fastdt._exact._scan_categorical`) with a
+bin in place of a distinct value:
+
+* numeric: every cut between two neighbouring non-empty value bins with the missing
+  rows right (lowest cut first), then "every present value left, missing right"
+  (threshold ``+inf``), then every cut with the missing rows left; ties keep the first;
+* categorical: the node's groups are its non-empty category bins in code order, then
+  the missing bin, and :func:`fastdt._categorical.best_partition` picks the left ones.
+
+A node with fewer rows than bins is scanned over a compact histogram of its occupied
+bins only (:func:`_compact_histogram`): the same layout with ``nb`` the number of
+occupied value bins, whose codes are kept aside.
+"""
+
+import numpy as np
+from numba import prange
+
+from ._categorical import best_partition, set_bits
+from ._config import FEATURE_THRESHOLD, INLINE, JIT, PJIT
+from ._criteria import score_candidate, split_threshold
+
+
+@INLINE
+def _bin_rows(h, q, is_clf, weighted):
+    """Rows counted in bin ``q`` (unsigned) of histogram ``h``."""
+    if weighted:
+        return h[q, h.shape[1] - 1]
+    if is_clf:
+        s = 0.0
+        for c in range(h.shape[1]):
+            s += h[q, c]
+        return s
+    return h[q, 0]
+
+
+@JIT
+def _accumulate(codes_f, ycode, rstat, a, b, is_clf, weighted, h):
+    """Add positions ``[a, b)`` of one feature row to histogram ``h`` (float64 [B, H]).
+
+    Positions are indexed as unsigned integers: numba then knows they are not
+    negative and leaves out the wrap-around test of every access (2.5 times faster
+    here). Unsigned values are used for indexing only: numba turns mixed
+    signed/unsigned arithmetic into floats.
+    """
+    last = h.shape[1] - 1
+    if is_clf and not weighted:
+        for p in range(a, b):
+            q = np.uint64(p)
+            h[codes_f[q], np.uint32(ycode[q])] += 1.0
+    elif is_clf:
+        for p in range(a, b):
+            q = np.uint64(p)
+            k = codes_f[q]
+            h[k, np.uint32(ycode[q])] += rstat[q, 0]
+            h[k, last] += 1.0
+    else:
+        for p in range(a, b):
+            q = np.uint64(p)
+            k = codes_f[q]
+            h[k, 0] += rstat[q, 0]
+            h[k, 1] += rstat[q, 1]
+            h[k, 2] += rstat[q, 2]
+            if weighted:
+                h[k, last] += 1.0
+
+
+@INLINE
+def _stats_weight(is_clf, s):
+    """Weight of the statistics ``s`` (float64 [S])."""
+    if is_clf:
+        w = 0.0
+        for c in range(s.shape[0]):
+            w += s[c]
+        return w
+    return s[0]
+
+
+@JIT
+def _scan_bins(
+    h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
+    min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r,
+):
+    """Best split of one node on one numeric feature from its histogram ``h``.
+
+    Returns ``(proxy, n_left, threshold, non_constant, bin, missing_left)``: present
+    rows with a code at most ``bin`` go left, missing rows (bin ``nb``) go left when
+    ``missing_left == 1``, right when 0 (-1: the node has none); ``n_left`` counts
+    every row going left (0: no valid split). Writes the children's statistics into
+    ``out_l``/``out_r`` (float64 [S]); ``left``, ``work``, ``miss`` (float64 [>= S],
+    [S], [max(S, 2)]) are scratch. Empty bins are skipped, so a cut lies between two
+    neighbouring non-empty bins, as the exact splitter's between two neighbouring
+    distinct values; the candidates come in the exact splitter's order (module
+    docstring) and the feature is constant in the same cases.
+    """
+    n_stats = total.shape[0]
+    qm = np.uint64(nb)
+    n_miss = np.int64(_bin_rows(h, qm, is_clf, weighted))
+    miss[:] = 0.0
+    if n_miss:
+        for c in range(n_stats):
+            miss[c] = h[qm, c]
+    w_miss = _stats_weight(is_clf, miss[:n_stats]) if n_miss else 0.0
+    best_num = -np.inf
+    best_den = 1.0
+    best_nl = 0
+    best_thr = np.nan
+    best_bin = -1
+    best_mgl = -1
+    first = np.uint64(0)  # first and last non-empty value bins (valid once `seen`)
+    prev = np.uint64(0)
+    seen = False
+    for missing_left in range(2 if n_miss else 1):
+        # missing rows start on the left in the second pass
+        for c in range(n_stats):
+            left[c] = miss[c] if missing_left else 0.0
+        wl = w_miss if missing_left else 0.0
+        sl = miss[1] if missing_left and not is_clf else 0.0
+        nl = n_miss if missing_left else 0
+        seen = False
+        for k in range(nb):
+            q = np.uint64(k)  # unsigned indexing, as in _accumulate
+            cnt = _bin_rows(h, q, is_clf, weighted)
+            if cnt == 0.0:
+                continue
+            if not seen:
+                first = q
+            elif (nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
+                  and lo[q] > hi[prev] + FEATURE_THRESHOLD):
+                wr = w_node - wl
+                if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
+                        or wr <= 0.0):
+                    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl,
+                                               imp_node, work)
+                    if num * best_den > best_num * den:
+                        best_num = num
+                        best_den = den
+                        best_nl = nl
+                        best_bin = np.int64(prev)
+                        best_thr = split_threshold(hi[prev], lo[q])
+                        best_mgl = missing_left if n_miss else -1
+            if is_clf:
+                for c in range(n_stats):
+                    left[c] += h[q, c]
+                    wl += h[q, c]
+            else:
+                wl += h[q, 0]
+                sl += h[q, 1]
+            nl += np.int64(cnt)
+            prev = q
+            seen = True
+        if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
+                and n_miss >= min_samples_leaf):
+            # every present value left, the missing ones right
+            for c in range(n_stats):
+                left[c] = total[c] - miss[c]
+            wl = w_node - w_miss
+            wr = w_miss
+            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+                sl = 0.0 if is_clf else total[1] - miss[1]
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
+                                           work)
+                if num * best_den > best_num * den:
+                    best_num = num
+                    best_den = den
+                    best_nl = n_node - n_miss
+                    best_bin = np.int64(prev)
+                    best_thr = np.inf
+                    best_mgl = 0
+    nonconst = seen and (n_miss > 0 or hi[prev] > lo[first] + FEATURE_THRESHOLD)
+    out_l[:] = 0.0
+    out_r[:] = 0.0
+    if best_bin >= 0:
+        # two branches, not one array picked per bin (that costs reference counting)
+        for k in range(nb):
+            q = np.uint64(k)
+            if _bin_rows(h, q, is_clf, weighted) == 0.0:
+                continue
+            if k <= best_bin:
+                for c in range(n_stats):
+                    out_l[c] += h[q, c]
+            else:
+                for c in range(n_stats):
+                    out_r[c] += h[q, c]
+        for c in range(n_stats):
+            if best_mgl == 1:
+                out_l[c] += miss[c]
+            else:
+                out_r[c] += miss[c]
+    return best_num / best_den, best_nl, best_thr, nonconst, best_bin, best_mgl
+
+
+@JIT
+def _scan_categorical_bins(
+    h, nb, lo, total, w_node, n_node, imp_node, is_clf, crit, weighted,
+    min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
+    words, out_l, out_r,
+):
+    """Best split of one node on one categorical feature from its histogram ``h``.
+
+    The groups are the non-empty bins in order (a bin's category is ``lo[k]``), the
+    missing bin last. Returns ``(proxy, n_left, non_constant, missing_left)``, the
+    left categories' bitset in ``words`` (uint64 [W]) and the children's statistics in
+    ``out_l``/``out_r``. ``g_*``, ``keys``, ``mask``: scratch of at least ``nb + 1``
+    rows (see :func:`fastdt._categorical.best_partition`).
+    """
+    n_stats = total.shape[0]
+    m = 0
+    for k in range(nb + 1):
+        q = np.uint64(k)
+        cnt = _bin_rows(h, q, is_clf, weighted)
+        if cnt == 0.0:
+            continue
+        for c in range(n_stats):
+            g_stats[m, c] = h[q, c]
+        g_rows[m] = np.int64(cnt)
+        g_code[m] = np.int64(lo[q]) if k < nb else -1
+        m += 1
+    if m < 2:  # one category and no missing value, or only missing values
+        return -np.inf, 0, False, -1
+    proxy, nl = best_partition(
+        g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+    )
+    if nl == 0:
+        return proxy, 0, True, -1
+    set_bits(words, g_code, mask, m)
+    out_l[:] = 0.0
+    out_r[:] = 0.0
+    for j in range(m):
+        out = out_l if mask[j] == 1 else out_r
+        for c in range(n_stats):
+            out[c] += g_stats[j, c]
+    return proxy, nl, True, np.int64(mask[m - 1]) if g_code[m - 1] < 0 else -1
+
+
+@PJIT
+def scan_nodes(
+    pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
+    bin_lo, bin_hi, n_categories, is_clf, crit, weighted, min_samples_leaf,
+    min_weight_leaf, out_proxy, out_nl, out_thr, out_nc, out_bin, out_mgl, out_cat, out_l,
+    out_r,
+):
+    """Score every (open node, feature) from the nodes' histograms (``prange`` over nodes).
+
+    A node with ``slots[k] < 0`` has no stored histogram: it is built here, one
+    feature at a time, in scratch owned by the thread (over its occupied bins only when
+    it has fewer rows than bins). ``n_categories`` (int32 [F]): 0 for a numeric
+    feature. Outputs are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for
+    a categorical split), non-constant flag, last bin going left (numeric), side of the
+    missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
+    [k, F, W], zeros on entry) the left categories of categorical splits;
+    ``out_l``/``out_r`` ([k, F, S]) the children's statistics.
+    """
+    n_features = codes.shape[0]
+    n_stats = scan_stats.shape[1]
+    width = pool.shape[3]
+    n_groups = pool.shape[2] if n_categories.max() > 0 else 0
+    for k in prange(slots.shape[0]):
+        a = scan[k, 0]
+        b = scan[k, 1]
+        stored = slots[k] >= 0
+        # a node with fewer rows than bins gets a compact histogram of its occupied bins
+        compact = not stored and b - a <= pool.shape[2]
+        scratch = np.empty((0 if stored or compact else pool.shape[2], width))
+        r = b - a if compact else 0
+        order = np.empty(r, dtype=np.int64)
+        h_c = np.empty((r + 1, width))  # + the missing bin
+        lo_c = np.empty(r + 1)
+        hi_c = np.empty(r + 1)
+        bins = np.empty(r + 1, dtype=np.int64)
+        start = np.empty(pool.shape[2] + 1 if compact else 0, dtype=np.int64)
+        left = np.empty(n_stats)
+        work = np.empty(n_stats)
+        miss = np.empty(max(n_stats, 2))
+        g_stats = np.empty((n_groups, n_stats))
+        g_rows = np.empty(n_groups, dtype=np.int64)
+        g_code = np.empty(n_groups, dtype=np.int64)
+        keys = np.empty(n_groups)
+        mask = np.empty(n_groups, dtype=np.uint8)
+        for f in range(n_features):
+            nb = n_bins[f]
+            lo_f = bin_lo[f]
+            hi_f = bin_hi[f]
+            if stored:
+                h = pool[slots[k], f]
+            elif compact:
+                nb = _compact_histogram(codes[f], ycode, rstat, a, b, is_clf, weighted, nb,
+                                        lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins)
+                h = h_c
+                lo_f = lo_c
+                hi_f = hi_c
+            else:  # one feature at a time: the scratch stays in L1
+                h = scratch
+                h[: nb + 1] = 0.0
+                _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, h)
+            if n_categories[f] > 0:
+                proxy, nl, nc, mgl = _scan_categorical_bins(
+                    h, nb, lo_f, scan_stats[k], scan_w[k], b - a, scan_imp[k], is_clf, crit,
+                    weighted, min_samples_leaf, min_weight_leaf, left, work, g_stats,
+                    g_rows, g_code, keys, mask, out_cat[k, f], out_l[k, f], out_r[k, f],
+                )
+                thr = np.nan
+                bb = -1
+            else:
+                proxy, nl, thr, nc, bb, mgl = _scan_bins(
+                    h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
+                    scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
+                    left, work, miss, out_l[k, f], out_r[k, f],
+                )
+            out_proxy[k, f] = proxy
+            out_nl[k, f] = nl
+            out_thr[k, f] = thr
+            out_nc[k, f] = nc
+            out_bin[k, f] = bins[bb] if compact and bb >= 0 else bb
+            out_mgl[k, f] = mgl
+
+
+@JIT
+def _compact_histogram(codes_f, ycode, rstat, a, b, is_clf, weighted, nb, lo_f, hi_f,
+                       start, order, h, lo_c, hi_c, bins):
+    """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
+
+    For a node with fewer rows than bins, whose dense histogram would be mostly empty
+    bins to zero and scan: the rows are counting-sorted by code (stable, so each bin
+    adds its rows in position order, as the dense histogram does: the same sums, the
+    same tree), then grouped. Fills the first ``m`` rows of ``h``, ``lo_c``, ``hi_c``
+    and ``bins`` (the occupied value bins' codes) and row ``m`` of ``h`` with the
+    missing bin (zeros when no row is missing), and returns ``m``: the layout of a
+    histogram of ``m`` value bins. ``start`` is int64 scratch of at least ``nb + 2``;
+    ``h`` and ``bins`` have at least ``b - a + 1`` rows.
+    """
+    start[: nb + 2] = 0
+    for p in range(a, b):
+        start[np.uint64(codes_f[np.uint64(p)]) + np.uint64(1)] += 1
+    for c in range(nb + 1):
+        start[c + 1] += start[c]
+    for p in range(a, b):
+        c = np.uint64(codes_f[np.uint64(p)])
+        order[start[c]] = p
+        start[c] += 1
+    last = h.shape[1] - 1
+    m = -1
+    for i in range(b - a):
+        p = np.uint64(order[i])
+        c = np.uint64(codes_f[p])
+        if m < 0 or c != bins[m]:
+            m += 1
+            h[m, :] = 0.0
+            bins[m] = c
+            if c < nb:
+                lo_c[m] = lo_f[c]
+                hi_c[m] = hi_f[c]
+        if is_clf:
+            h[m, np.uint32(ycode[p])] += rstat[p, 0] if weighted else 1.0
+            if weighted:
+                h[m, last] += 1.0
+        else:
+            h[m, 0] += rstat[p, 0]
+            h[m, 1] += rstat[p, 1]
+            h[m, 2] += rstat[p, 2]
+            if weighted:
+                h[m, last] += 1.0
+    m += 1
+    if m > 0 and bins[m - 1] == nb:  # the missing bin is last: already in place
+        return m - 1
+    h[m, :] = 0.0
+    return m
