@@ -327,3 +327,20 @@ def test_subprocess_error_exit_status(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+
+
+def test_fit_missing_strategy_and_categorical_codes(capsys, tmp_path):
+    data = tmp_path / "holes.csv"
+    rng = np.random.default_rng(0)
+    code = rng.integers(0, 4, size=200)
+    x = np.where(rng.random(200) < 0.2, np.nan, rng.normal(size=200))
+    pd.DataFrame({"code": code, "x": x, "y": (code % 2) ^ (np.nan_to_num(x) > 1)}).to_csv(
+        data, index=False)
+    model = tmp_path / "m.npz"
+    code_, out, _ = run(capsys, "fit", data, "--target", "y", "--missing", "surrogate",
+                        "--categorical", "code", "--out", model)
+    assert code_ == 0, out
+    tree = fastdt.load(model)
+    assert tree.params["missing"] == "surrogate"
+    assert tree.categories[0] == [0, 1, 2, 3] and tree.categories[1] is None
+    assert run(capsys, "predict", model, data)[0] == 0
