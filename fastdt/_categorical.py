@@ -142,6 +142,28 @@ def _score(left, nl, total, w_node, n_node, imp_node, is_clf, crit,
 
 
 @JIT
+def categorical_split(
+    g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+    min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
+):
+    """:func:`best_partition` of ``m`` groups with codes ``g_code`` (-1: the missing
+    group), and the bitset of the left categories into ``words``.
+
+    Returns ``(proxy, n_left, non_constant)``: fewer than two groups (one category
+    and no missing value, or only missing values) is a constant feature.
+    """
+    if m < 2:
+        return -np.inf, 0, False
+    proxy, nl = best_partition(
+        g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+    )
+    if nl > 0:
+        set_bits(words, g_code, mask, m)
+    return proxy, nl, True
+
+
+@JIT
 def set_bits(words, codes, mask, m):
     """``words`` (uint64 [W]) = the bitset of ``codes[j]`` for the groups ``j < m`` with
     ``mask[j] == 1`` (codes < 0, the missing group, are skipped)."""

@@ -37,7 +37,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ._categorical import best_partition, set_bits
+from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, INLINE, JIT, PJIT, POISSON
 from ._criteria import impurity, present_score, score_candidate, split_threshold
 
@@ -455,15 +455,12 @@ def _scan_categorical(
         has_missing = False
         if is_clf and crit == GAIN_RATIO:
             imp_node = impurity(crit, tot_p, w_node)
-    if m < 2:  # one category and no missing value, or only missing values
-        return -np.inf, 0, False, -1
-    proxy, nl = best_partition(
-        g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
-        min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+    proxy, nl, nonconst = categorical_split(
+        g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
     )
     if nl == 0:
-        return proxy, 0, True, -1
-    set_bits(words, g_code, mask, m)
+        return proxy, 0, nonconst, -1
     if present_only:
         wl = 0.0
         for j in range(m):

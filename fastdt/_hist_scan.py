@@ -22,7 +22,7 @@ occupied value bins, whose codes are kept aside.
 import numpy as np
 from numba import prange
 
-from ._categorical import best_partition, set_bits
+from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD, INLINE, JIT, PJIT
 from ._criteria import score_candidate, split_threshold
 
@@ -222,15 +222,12 @@ def _scan_categorical_bins(
         g_rows[m] = np.int64(cnt)
         g_code[m] = np.int64(lo[q]) if k < nb else -1
         m += 1
-    if m < 2:  # one category and no missing value, or only missing values
-        return -np.inf, 0, False, -1
-    proxy, nl = best_partition(
-        g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
-        min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+    proxy, nl, nonconst = categorical_split(
+        g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
     )
     if nl == 0:
-        return proxy, 0, True, -1
-    set_bits(words, g_code, mask, m)
+        return proxy, 0, nonconst, -1
     out_l[:] = 0.0
     out_r[:] = 0.0
     for j in range(m):
