@@ -2,7 +2,9 @@
 
 from ._config import LEAF
 from .dataset import Dataset
-from .api import apply, decision_path, fit, predict, predict_proba
+from .api import (
+    apply, cost_complexity_pruning_path, decision_path, fit, predict, predict_proba, prune,
+)
 from .export import export_text
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .tree import Tree, TreeArrays, load
@@ -11,6 +13,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
-    "apply", "decision_path", "export_text", "fit", "load", "predict", "predict_proba",
+    "apply", "cost_complexity_pruning_path", "decision_path", "export_text", "fit", "load",
+    "predict", "predict_proba", "prune",
     "__version__",
 ]

@@ -157,6 +157,7 @@ PARAMS = {
     "categorical_features": (None, _check_categorical_features),
     "missing": ("learn", _check_missing),
     "max_surrogates": (5, _int_at_least(0)),
+    "ccp_alpha": (0.0, _real_in(0.0, np.inf)),
 }
 
 

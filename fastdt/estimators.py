@@ -377,6 +377,10 @@ class DecisionTreeClassifier(_BaseTree):
     max_surrogates : int, default=5
         Most surrogate splits kept per node with ``missing="surrogate"`` (rpart's
         ``maxsurrogate``).
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning, as scikit-learn: the grown tree is pruned to
+        the subtree of least cost complexity for this alpha
+        (:func:`fastdt.prune`; 0 prunes nothing).
 
     Attributes
     ----------
@@ -431,6 +435,7 @@ class DecisionTreeClassifier(_BaseTree):
         categorical_features=None,
         missing="learn",
         max_surrogates=5,
+        ccp_alpha=0.0,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -447,6 +452,7 @@ class DecisionTreeClassifier(_BaseTree):
         self.categorical_features = categorical_features
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.ccp_alpha = ccp_alpha
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree classifier from the training set ``(X, y)``.
@@ -585,6 +591,10 @@ class DecisionTreeRegressor(_BaseTree):
     max_surrogates : int, default=5
         Most surrogate splits kept per node with ``missing="surrogate"`` (rpart's
         ``maxsurrogate``).
+    ccp_alpha : float, default=0.0
+        Minimal cost-complexity pruning, as scikit-learn: the grown tree is pruned to
+        the subtree of least cost complexity for this alpha
+        (:func:`fastdt.prune`; 0 prunes nothing).
 
     Attributes
     ----------
@@ -634,6 +644,7 @@ class DecisionTreeRegressor(_BaseTree):
         categorical_features=None,
         missing="learn",
         max_surrogates=5,
+        ccp_alpha=0.0,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -649,6 +660,7 @@ class DecisionTreeRegressor(_BaseTree):
         self.categorical_features = categorical_features
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.ccp_alpha = ccp_alpha
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree regressor from the training set ``(X, y)``.
