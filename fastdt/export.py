@@ -1,5 +1,5 @@
-"""Text export of a fitted tree: indented rules in the style of scikit-learn's
-``export_text``.
+"""Exports of a fitted tree: indented rules in the style of scikit-learn's
+``export_text``, a nested dict (JSON), Graphviz DOT and a Mermaid flowchart.
 
 Only the public node arrays of :class:`~fastdt.tree.Tree` are read; the walk is an
 explicit stack, so trees of any depth export without hitting Python's recursion
@@ -12,7 +12,7 @@ from ._config import LEAF
 from ._input import NotFittedError
 from .tree import Tree
 
-__all__ = ["export_text"]
+__all__ = ["export_graphviz", "export_mermaid", "export_text", "to_dict"]
 
 _BRANCH = "|   "
 _ARROW = "|--- "
@@ -237,3 +237,137 @@ def _left_categories(tree, node, f):
         if (word >> (code & 63)) & 1:
             out.append(code)
     return out
+
+
+def _leaf_text(tree, node, labels, number):
+    if tree.task == "classification":
+        return f"class: {labels[int(np.argmax(tree.value[node]))]}"
+    return f"value: {number(tree.value[node, 0])}"
+
+
+def _options(tree, feature_names, class_names, decimals):
+    tree = _tree_of(tree)
+    names = _feature_names(tree, feature_names)
+    labels = _class_names(tree, class_names) if tree.task == "classification" else None
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or decimals < 0:
+        raise ValueError(f"decimals must be an int >= 0, got {decimals!r}")
+    fmt = f"{{:.{int(decimals)}f}}"
+    return tree, names, labels, fmt.format
+
+
+def to_dict(tree, *, feature_names=None, class_names=None):
+    """The tree as nested dicts of plain Python values (``json.dumps`` takes it).
+
+    Every node has ``id``, ``samples``, ``weight``, ``impurity`` and ``value`` (class
+    fractions, or the mean), plus ``class`` for classification. An internal node adds
+    ``feature``, either ``threshold`` (go left iff ``x <= threshold``; ``inf``: every
+    present value goes left) or ``categories`` (the levels that go left), ``missing``
+    (``"left"``/``"right"``: where a missing value goes; ``"both"`` for a
+    ``missing="fractional"`` tree), ``surrogates`` (``[feature, threshold, left_if_le]``
+    lists, in order), and ``left``/``right``. The top level also holds the tree's
+    ``task``, ``criterion``, ``classes`` and ``feature_names``.
+    """
+    tree, names, labels, _ = _options(tree, feature_names, class_names, 3)
+    fractional = tree.params.get("missing") == "fractional"
+    out = {}
+    stack = [(0, out)]
+    while stack:  # explicit stack: any depth
+        node, d = stack.pop()
+        d.update({
+            "id": int(node), "samples": int(tree.n_node_samples[node]),
+            "weight": float(tree.weighted_n_node_samples[node]),
+            "impurity": float(tree.impurity[node]),
+            "value": [float(v) for v in tree.value[node]],
+        })
+        if labels is not None:
+            d["class"] = labels[int(np.argmax(tree.value[node]))]
+        if tree.left[node] == LEAF:
+            continue
+        f = int(tree.feature[node])
+        d["feature"] = names[f]
+        if tree.cat_offset[node] >= 0:
+            levels = tree.categories[f] if tree.categories is not None else None
+            d["categories"] = [levels[c] if levels else c
+                               for c in _left_categories(tree, node, f)]
+        else:
+            d["threshold"] = float(tree.threshold[node])
+        d["missing"] = "both" if fractional else (
+            "left" if tree.missing_go_left[node] else "right")
+        s0, s1 = tree.surrogate_ptr[node], tree.surrogate_ptr[node + 1]
+        d["surrogates"] = [[names[int(tree.surrogate_feature[k])],
+                            float(tree.surrogate_threshold[k]),
+                            bool(tree.surrogate_left_if_le[k])] for k in range(s0, s1)]
+        d["left"], d["right"] = {}, {}
+        stack.append((int(tree.right[node]), d["right"]))
+        stack.append((int(tree.left[node]), d["left"]))
+    return {
+        "task": tree.task, "criterion": tree.criterion,
+        "classes": None if tree.classes is None else tree.classes.tolist(),
+        "feature_names": names, "tree": out,
+    }
+
+
+def export_graphviz(tree, *, feature_names=None, class_names=None, decimals=3,
+                    show_missing=True):
+    """The tree in Graphviz DOT (``dot -Tpng``): one box per node with its split (as
+    :func:`export_text` words it), samples, value and class; edges to the left child
+    are labelled ``True``, to the right ``False``, as scikit-learn's ``export_graphviz``.
+    """
+    tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
+    lines = ["digraph Tree {", 'node [shape=box, fontname="helvetica"] ;',
+             'edge [fontname="helvetica"] ;']
+    for node in range(tree.node_count):
+        parts = []
+        if tree.left[node] != LEAF:
+            parts.append(_split_text(tree, node, names, number, show_missing)[0])
+        parts.append(f"samples = {int(tree.n_node_samples[node])}")
+        value = ", ".join(number(v) for v in tree.value[node])
+        parts.append(f"value = [{value}]")
+        if tree.left[node] == LEAF or labels is not None:
+            parts.append(_leaf_text(tree, node, labels, number).replace(": ", " = "))
+        label = "\\n".join(p.replace("\\", "\\\\").replace('"', '\\"') for p in parts)
+        lines.append(f'{node} [label="{label}"] ;')
+    for node in np.flatnonzero(tree.left != LEAF):
+        lines.append(f'{node} -> {tree.left[node]} [label="True"] ;')
+        lines.append(f'{node} -> {tree.right[node]} [label="False"] ;')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def export_mermaid(tree, *, feature_names=None, class_names=None, decimals=3,
+                   show_missing=True):
+    """The tree as a Mermaid ``flowchart TB``: one node per condition (the left
+    branch's condition, as :func:`export_text` words it, with a question mark) and per
+    leaf, edges labelled ``yes`` (to the left child) and ``no`` (to the right)::
+
+        flowchart TB
+            n0{"legs <= 2.000?"}
+            n0 -->|yes| n1["class: chicken"]
+            n0 -->|no| n2{"eyes <= 2.000?"}
+            ...
+    """
+    tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
+
+    def shape(node):
+        if tree.left[node] == LEAF:
+            text = _leaf_text(tree, node, labels, number)
+            return f'n{node}["{_mermaid_escape(text)}"]'
+        text = _split_text(tree, node, names, number, show_missing)[0] + "?"
+        return f'n{node}{{"{_mermaid_escape(text)}"}}'
+
+    lines = ["flowchart TB"]
+    if tree.left[0] == LEAF:
+        lines.append("    " + shape(0))
+    for node in np.flatnonzero(tree.left != LEAF):
+        lines.append(f"    {shape(node)}")
+        lines.append(f"    n{node} -->|yes| n{tree.left[node]}")
+        lines.append(f"    n{node} -->|no| n{tree.right[node]}")
+    for node in np.flatnonzero(tree.left == LEAF):
+        if node != 0:
+            lines.append(f"    {shape(node)}")
+    return "\n".join(lines) + "\n"
+
+
+def _mermaid_escape(text):
+    """Mermaid labels: quotes and angle brackets as entity codes."""
+    return (text.replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;"))

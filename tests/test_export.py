@@ -208,3 +208,56 @@ def test_present_versus_missing_split_reads_as_such():
     tree = fastdt.fit(np.array([[1.0], [2.0], [3.0], [np.nan], [np.nan]]), [0, 0, 0, 1, 1])
     assert fastdt.export_text(tree, feature_names=["age"]) == (
         "|--- age is present\n|   |--- class: 0\n|--- age is missing\n|   |--- class: 1\n")
+
+
+def _animals():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"legs": [4.0, 2.0, 8.0, 4.0, 2.0, 8.0], "eyes": [2.0, 2.0, 8.0, 2.0, 2.0, 8.0]})
+    return fastdt.fit(X, ["dog", "chicken", "spider"] * 2)
+
+
+def test_to_dict_is_json_and_walks_the_tree():
+    import json
+
+    tree = _animals()
+    d = fastdt.to_dict(tree)
+    assert json.loads(json.dumps(d)) == d
+    assert d["classes"] == ["chicken", "dog", "spider"]
+    root = d["tree"]
+    assert root["feature"] == "legs" and root["threshold"] == 3.0
+    assert root["left"]["class"] == "chicken" and "feature" not in root["left"]
+    assert root["right"]["right"]["class"] == "spider"
+    assert root["missing"] in ("left", "right") and root["surrogates"] == []
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        stack += [node[k] for k in ("left", "right") if k in node]
+    assert count == tree.node_count
+
+
+def test_to_dict_categories_by_name():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"colour": ["red", "blue", "green", "red"] * 5})
+    tree = fastdt.fit(df, [1, 0, 0, 1] * 5)
+    assert fastdt.to_dict(tree)["tree"]["categories"] in (["red"], ["blue", "green"])
+
+
+def test_export_mermaid_yes_no_edges():
+    text = fastdt.export_mermaid(_animals())
+    assert text.startswith("flowchart TB\n")
+    assert '    n0{"legs #lt;= 3.000?"}' in text
+    assert "    n0 -->|yes| n1" in text and "    n0 -->|no| n2" in text
+    assert '    n1["class: chicken"]' in text
+    assert text.count("-->|yes|") == text.count("-->|no|") == 2
+    single = fastdt.export_mermaid(fastdt.fit([[0.0], [1.0]], [1, 1]))
+    assert single == 'flowchart TB\n    n0["class: 1"]\n'
+
+
+def test_export_graphviz_dot():
+    text = fastdt.export_graphviz(_animals())
+    assert text.startswith("digraph Tree {") and text.rstrip().endswith("}")
+    assert '0 -> 1 [label="True"] ;' in text and '0 -> 2 [label="False"] ;' in text
+    assert 'label="legs <= 3.000\\nsamples = 6' in text
+    assert text.count(" -> ") == 4
