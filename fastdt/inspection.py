@@ -1,11 +1,13 @@
 """Model inspection computed from the public arrays of a fitted :class:`~fastdt.tree.Tree`."""
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._config import LEAF
 from .tree import Tree
 
-__all__ = ["impurity_importances"]
+__all__ = ["impurity_importances", "permutation_importance", "structural_importances"]
 
 
 def impurity_importances(tree, normalize=True):
@@ -75,3 +77,80 @@ def impurity_importances(tree, normalize=True):
         if total > 0.0:
             importances /= total
     return importances
+
+
+def structural_importances(tree):
+    """The two structural importances: how many internal nodes split on each feature,
+    and the mean depth of those nodes (NaN for a feature never used; the root is at
+    depth 0, so features used near the root have small mean depths).
+
+    Returns
+    -------
+    (n_nodes, mean_depth) : ndarray int64 (n_features,), ndarray float64 (n_features,)
+    """
+    if not isinstance(tree, Tree):
+        tree = getattr(tree, "tree_", tree)
+    if not isinstance(tree, Tree):
+        raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
+    internal = np.flatnonzero(tree.left != LEAF)
+    f = tree.feature[internal]
+    counts = np.bincount(f, minlength=tree.n_features).astype(np.int64)
+    depth_sum = np.bincount(f, weights=tree.depth[internal], minlength=tree.n_features)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_depth = np.where(counts > 0, depth_sum / np.maximum(counts, 1), np.nan)
+    return counts, mean_depth
+
+
+class PermutationImportance(NamedTuple):
+    """``importances[f, r]``: drop of the score when feature ``f`` is shuffled (repeat
+    ``r``); ``importances_mean``/``importances_std`` over the repeats."""
+
+    importances_mean: np.ndarray
+    importances_std: np.ndarray
+    importances: np.ndarray
+
+
+def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample_weight=None):
+    """Permutation importance (Breiman 2001) of a fitted tree on data ``X, y``.
+
+    Each feature's column is shuffled ``n_repeats`` times and the score (accuracy for
+    classification, R^2 for regression, weighted by ``sample_weight``) is measured
+    again with the prediction kernels; the importance is the baseline score minus the
+    shuffled one. ``X`` may be a DataFrame (categories are mapped as at predict time,
+    once, and shuffled as codes).
+    """
+    from . import _input
+    from .api import _X_for, predict
+
+    if not isinstance(tree, Tree):
+        tree = getattr(tree, "tree_", tree)
+    if not isinstance(tree, Tree):
+        raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
+    if not _input._is_int(n_repeats) or n_repeats < 1:
+        raise ValueError(f"n_repeats={n_repeats!r} is invalid: it must be an int >= 1")
+    Xa, _ = _X_for(tree, X)
+    n = Xa.shape[0]
+    y = np.asarray(y)
+    if y.shape[0] != n:
+        raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
+    w = _input.check_sample_weight(sample_weight, n)
+    rng = np.random.default_rng(_input.seed_from(random_state))
+
+    def score(A):
+        pred = predict(tree, A)
+        if tree.task == "classification":
+            return float(np.sum(w * (pred == y)) / np.sum(w))
+        yf = y.astype(np.float64)
+        mean = np.sum(w * yf) / np.sum(w)
+        total = np.sum(w * (yf - mean) ** 2)
+        return 1.0 - float(np.sum(w * (yf - pred) ** 2) / total) if total > 0 else 0.0
+
+    base = score(Xa)
+    out = np.empty((tree.n_features, n_repeats))
+    work = Xa.copy()
+    for f in range(tree.n_features):
+        for r in range(n_repeats):
+            work[:, f] = Xa[rng.permutation(n), f]
+            out[f, r] = base - score(work)
+        work[:, f] = Xa[:, f]
+    return PermutationImportance(out.mean(axis=1), out.std(axis=1), out)
