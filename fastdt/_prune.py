@@ -18,49 +18,7 @@ costs ``O(depth log n)`` per step.
 import numpy as np
 
 from ._config import JIT, LEAF
-
-
-@JIT
-def _push(h_a, h_n, h_v, size, alpha, node, version):
-    """Push onto a min-heap keyed by ``(alpha, node)``."""
-    pos = size
-    h_a[pos] = alpha
-    h_n[pos] = node
-    h_v[pos] = version
-    while pos > 0:
-        parent = (pos - 1) // 2
-        if h_a[parent] < h_a[pos] or (h_a[parent] == h_a[pos] and h_n[parent] < h_n[pos]):
-            break
-        h_a[parent], h_a[pos] = h_a[pos], h_a[parent]
-        h_n[parent], h_n[pos] = h_n[pos], h_n[parent]
-        h_v[parent], h_v[pos] = h_v[pos], h_v[parent]
-        pos = parent
-    return size + 1
-
-
-@JIT
-def _pop(h_a, h_n, h_v, size):
-    """Remove the top of the heap (read it first); returns the new size."""
-    size -= 1
-    h_a[0] = h_a[size]
-    h_n[0] = h_n[size]
-    h_v[0] = h_v[size]
-    pos = 0
-    while True:
-        lc = 2 * pos + 1
-        if lc >= size:
-            break
-        best = lc
-        rc = lc + 1
-        if rc < size and (h_a[rc] < h_a[lc] or (h_a[rc] == h_a[lc] and h_n[rc] < h_n[lc])):
-            best = rc
-        if h_a[pos] < h_a[best] or (h_a[pos] == h_a[best] and h_n[pos] < h_n[best]):
-            break
-        h_a[pos], h_a[best] = h_a[best], h_a[pos]
-        h_n[pos], h_n[best] = h_n[best], h_n[pos]
-        h_v[pos], h_v[best] = h_v[best], h_v[pos]
-        pos = best
-    return size
+from ._grow import _heap_pop, _heap_push
 
 
 @JIT
@@ -110,26 +68,24 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
     keep[:] = 1
     candidate = np.zeros(n, dtype=np.uint8)
     version = np.zeros(n, dtype=np.int64)
-    h_a = np.empty(n + 64)
-    h_n = np.empty(n + 64, dtype=np.int64)
-    h_v = np.empty(n + 64, dtype=np.int64)
+    h_key = np.empty(n + 64)  # -alpha: the driver's max-heap pops the smallest alpha
+    h_ent = np.empty(n + 64, dtype=np.int64)  # node << 32 | version
     size = 0
     for i in range(n):
         if left[i] != LEAF:
             candidate[i] = 1
-            size = _push(h_a, h_n, h_v, size,
-                         (r_node[i] - r_branch[i]) / (n_leaves[i] - 1), i, 0)
+            size = _heap_push(h_key, h_ent, size,
+                              -(r_node[i] - r_branch[i]) / (n_leaves[i] - 1), i << 32)
     count = 0
     alphas[count] = 0.0
     impurities[count] = r_branch[0]
     count += 1
     stack = np.empty(n, dtype=np.int64)
     while candidate[0] == 1 and size > 0:
-        alpha = h_a[0]
-        node = h_n[0]
-        ver = h_v[0]
-        size = _pop(h_a, h_n, h_v, size)
-        if candidate[node] == 0 or ver != version[node]:
+        alpha = -h_key[0]
+        entry, size = _heap_pop(h_key, h_ent, size)
+        node = entry >> 32
+        if candidate[node] == 0 or entry & 0xFFFFFFFF != version[node]:
             continue  # pruned away, or an outdated alpha
         if ccp_alpha < alpha:
             break
@@ -157,16 +113,15 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
             n_leaves[a] -= pruned
             r_branch[a] += r_diff
             version[a] += 1
-            if size >= h_a.shape[0]:
-                h_a2 = np.empty(2 * h_a.shape[0])
-                h_n2 = np.empty(2 * h_a.shape[0], dtype=np.int64)
-                h_v2 = np.empty(2 * h_a.shape[0], dtype=np.int64)
-                h_a2[:size] = h_a[:size]
-                h_n2[:size] = h_n[:size]
-                h_v2[:size] = h_v[:size]
-                h_a, h_n, h_v = h_a2, h_n2, h_v2
-            size = _push(h_a, h_n, h_v, size,
-                         (r_node[a] - r_branch[a]) / (n_leaves[a] - 1), a, version[a])
+            if size >= h_key.shape[0]:
+                h_key2 = np.empty(2 * h_key.shape[0])
+                h_ent2 = np.empty(2 * h_key.shape[0], dtype=np.int64)
+                h_key2[:size] = h_key[:size]
+                h_ent2[:size] = h_ent[:size]
+                h_key, h_ent = h_key2, h_ent2
+            size = _heap_push(h_key, h_ent, size,
+                              -(r_node[a] - r_branch[a]) / (n_leaves[a] - 1),
+                              (a << 32) | version[a])
             a = parent[a]
         alphas[count] = alpha
         impurities[count] = r_branch[0]
