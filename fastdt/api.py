@@ -18,6 +18,7 @@ from ._grow import bfs_order, grow_tree
 from ._prune import weakest_link
 from ._hist import grow_hist, row_arrays
 from .dataset import Dataset
+from .export import _tree_of
 from .kernels import (
     apply_batch, apply_numeric_batch, decision_path_batch, step_arrays, value_fractional_batch,
 )
@@ -465,13 +466,3 @@ def _subtree(tree, keep, ccp_alpha):
                 feature_names=tree.feature_names, categories=tree.categories,
                 criterion=tree.criterion, params=params,
                 format_version=tree.format_version).validate()
-
-
-def _tree_of(obj):
-    """A Tree, or the ``tree_`` of a fitted estimator."""
-    if isinstance(obj, Tree):
-        return obj
-    inner = getattr(obj, "tree_", None)
-    if isinstance(inner, Tree):
-        return inner
-    raise TypeError(f"expected a fastdt Tree or a fitted estimator, got {type(obj).__name__}")

@@ -5,6 +5,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._config import LEAF
+from .export import _tree_of
 from .tree import Tree
 
 __all__ = ["impurity_importances", "permutation_importance", "structural_importances"]
@@ -88,10 +89,7 @@ def structural_importances(tree):
     -------
     (n_nodes, mean_depth) : ndarray int64 (n_features,), ndarray float64 (n_features,)
     """
-    if not isinstance(tree, Tree):
-        tree = getattr(tree, "tree_", tree)
-    if not isinstance(tree, Tree):
-        raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
+    tree = _tree_of(tree)
     internal = np.flatnonzero(tree.left != LEAF)
     f = tree.feature[internal]
     counts = np.bincount(f, minlength=tree.n_features).astype(np.int64)
@@ -122,10 +120,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
     from . import _input
     from .api import _X_for, predict
 
-    if not isinstance(tree, Tree):
-        tree = getattr(tree, "tree_", tree)
-    if not isinstance(tree, Tree):
-        raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
+    tree = _tree_of(tree)
     if not _input._is_int(n_repeats) or n_repeats < 1:
         raise ValueError(f"n_repeats={n_repeats!r} is invalid: it must be an int >= 1")
     Xa, _ = _X_for(tree, X)
