@@ -2,9 +2,8 @@
 
 from ._config import LEAF
 from .dataset import Dataset
-from .api import (
-    apply, cost_complexity_pruning_path, decision_path, fit, predict, predict_proba, prune,
-)
+from .api import apply, decision_path, fit, predict, predict_proba
+from .pruning import ccp_cv, cost_complexity_pruning_path, prune, prune_reduced_error
 from .export import export_graphviz, export_mermaid, export_text, to_dict
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .tree import Tree, TreeArrays, load
@@ -13,8 +12,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
-    "apply", "cost_complexity_pruning_path", "decision_path", "export_graphviz",
+    "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "export_graphviz",
     "export_mermaid", "export_text", "fit", "load", "predict", "predict_proba", "prune",
-    "to_dict",
+    "prune_reduced_error", "to_dict",
     "__version__",
 ]

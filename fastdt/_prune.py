@@ -13,17 +13,24 @@ node count). Pruning a branch changes the effective alpha of its ancestors only,
 here the candidates sit in a min-heap keyed by ``(alpha, node)``; a pruning pushes the
 ancestors' new alphas and marks their old entries stale (a version per node), which
 costs ``O(depth log n)`` per step.
+
+The loss kernels score held-out rows against every node of their path at once, which
+is all that choosing ``alpha`` by cross-validation (:func:`path_losses`) and
+reduced-error pruning (:func:`node_losses`) need: no pruned tree is ever built to be
+scored. The loss of a row at a node is 0/1 (the node's class is wrong) for
+classification and the squared error of the node's value for regression.
 """
 
 import numpy as np
 
 from ._config import JIT, LEAF
 from ._grow import _heap_pop, _heap_push
+from .kernels import go_left
 
 
 @JIT
 def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alphas,
-                 impurities, keep):
+                 impurities, keep, step):
     """Weakest-link pruning of a tree given by its node arrays.
 
     Prunes while the next effective alpha is at most ``ccp_alpha`` (``inf``: the whole
@@ -38,6 +45,10 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
         Output: the path, ``alphas[0] = 0`` and ``impurities[0]`` the whole tree's.
     keep : uint8 [n]
         Output: 1 for the nodes of the pruned tree.
+    step : int64 [n]
+        Output: for an internal node turned into a leaf, the number ``k >= 1`` of the
+        pruning that did it (the tree after ``k`` prunings is the one of ``alphas[k]``);
+        0 for the others.
 
     Returns
     -------
@@ -66,6 +77,7 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
             r_branch[p] += r_branch[i]
             n_leaves[p] += n_leaves[i]
     keep[:] = 1
+    step[:] = 0
     candidate = np.zeros(n, dtype=np.uint8)
     version = np.zeros(n, dtype=np.int64)
     h_key = np.empty(n + 64)  # -alpha: the driver's max-heap pops the smallest alpha
@@ -104,6 +116,7 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
                 stack[top + 1] = right[d]
                 top += 2
         candidate[node] = 0
+        step[node] = count
         pruned = n_leaves[node] - 1
         n_leaves[node] = 1
         r_diff = r_node[node] - r_branch[node]
@@ -127,3 +140,99 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
         impurities[count] = r_branch[0]
         count += 1
     return count
+
+
+@JIT
+def _row_loss(node_pred, node, y, is_clf):
+    if is_clf:
+        return 0.0 if node_pred[node] == y else 1.0
+    d = y - node_pred[node]
+    return d * d
+
+
+@JIT
+def path_losses(t, X, y, w, node_pred, is_clf, step, out):
+    """Weighted loss of rows ``X`` after every prefix of a pruning path, in one pass.
+
+    After ``k`` prunings a row is predicted by the shallowest node of its path that
+    one of them turned into a leaf (``1 <= step[node] <= k``), else by its leaf. Walking
+    the path from the root, a node whose ``step`` is below every ancestor's serves
+    ``k`` in ``[step, min ancestors' step)``; a difference array adds its loss there.
+
+    Parameters
+    ----------
+    t : TreeArrays
+    X : float32 or float64 [n, n_features]
+    y, w : float64 [n]
+        Targets (class codes for classification) and weights.
+    node_pred : float64 [n_nodes]
+        Prediction of every node as a leaf (class code or value).
+    is_clf : bool
+    step : int64 [n_nodes]
+        From :func:`weakest_link`.
+    out : float64 [n_steps + 1]
+        Output: ``out[k]`` the summed weighted loss after ``k`` prunings.
+    """
+    n_steps = out.shape[0] - 1
+    diff = np.zeros(n_steps + 2)
+    for i in range(X.shape[0]):
+        x = X[i]
+        node = 0
+        hi = n_steps + 1  # the nodes above serve k >= hi
+        while True:
+            if t.left[node] == LEAF:
+                loss = w[i] * _row_loss(node_pred, node, y[i], is_clf)
+                diff[0] += loss
+                diff[hi] -= loss
+                break
+            s = step[node]
+            if 0 < s < hi:
+                loss = w[i] * _row_loss(node_pred, node, y[i], is_clf)
+                diff[s] += loss
+                diff[hi] -= loss
+                hi = s
+            node = t.left[node] if go_left(t, node, x) else t.right[node]
+    acc = 0.0
+    for k in range(n_steps + 1):
+        acc += diff[k]
+        out[k] = acc
+
+
+@JIT
+def node_losses(t, X, y, w, node_pred, is_clf, out):
+    """``out[node]`` = weighted loss of the rows of ``X`` whose path passes ``node``,
+    were ``node`` a leaf (every node of every path, root to leaf)."""
+    out[:] = 0.0
+    for i in range(X.shape[0]):
+        x = X[i]
+        node = 0
+        while True:
+            out[node] += w[i] * _row_loss(node_pred, node, y[i], is_clf)
+            if t.left[node] == LEAF:
+                break
+            node = t.left[node] if go_left(t, node, x) else t.right[node]
+
+
+@JIT
+def reduced_error(left, leaf_loss, keep):
+    """Reduced-error pruning (Quinlan): bottom-up, a branch becomes a leaf when the
+    leaf's validation loss is at most the branch's (equal up to a relative ``1e-10``:
+    the two sums add the same weights in other orders). ``keep`` (uint8, output) marks
+    the nodes of the pruned tree; children have larger ids than their parents."""
+    n = left.shape[0]
+    branch = np.empty(n)
+    keep[:] = 1
+    for i in range(n - 1, -1, -1):
+        if left[i] == LEAF:
+            branch[i] = leaf_loss[i]
+        else:
+            branch[i] = branch[left[i]] + branch[left[i] + 1]
+            if leaf_loss[i] <= branch[i] * (1.0 + 1e-10):
+                branch[i] = leaf_loss[i]
+                keep[left[i]] = 0
+                keep[left[i] + 1] = 0
+    # descendants of a pruned node go too (ancestors come first in id order)
+    for i in range(n):
+        if left[i] != LEAF and keep[i] == 0:
+            keep[left[i]] = 0
+            keep[left[i] + 1] = 0

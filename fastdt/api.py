@@ -4,8 +4,6 @@ All checks happen in :mod:`fastdt._input` before any kernel runs; the kernels li
 ``_exact`` / ``_grow`` (fitting) and :mod:`fastdt.kernels` (prediction).
 """
 
-from typing import NamedTuple
-
 import numpy as np
 
 from . import _input
@@ -15,17 +13,15 @@ from ._config import (
 )
 from ._exact import presort
 from ._grow import bfs_order, grow_tree
-from ._prune import weakest_link
 from ._hist import grow_hist, row_arrays
 from .dataset import Dataset
-from .export import _tree_of
+from .pruning import prune
 from .kernels import (
     apply_batch, apply_numeric_batch, decision_path_batch, step_arrays, value_fractional_batch,
 )
 from .tree import Tree, empty_extras
 
-__all__ = ["fit", "predict", "predict_proba", "apply", "decision_path",
-           "cost_complexity_pruning_path", "prune"]
+__all__ = ["fit", "predict", "predict_proba", "apply", "decision_path"]
 
 
 def fit(X, y, *, sample_weight=None, **params):
@@ -361,108 +357,3 @@ def decision_path(tree, X, *, _estimator_name=None):
     indices = np.empty(indptr[-1], dtype=np.int64)
     decision_path_batch(tree.arrays, Xa, indptr, indices)
     return indptr, indices
-
-
-# ---------------------------------------------------------------------- pruning
-
-
-class PruningPath(NamedTuple):
-    """The cost-complexity path: ``ccp_alphas[k]`` is the effective alpha of the
-    ``k``-th weakest-link pruning (0 first: the whole tree) and ``impurities[k]`` the
-    total leaf impurity ``sum w(leaf) / w(root) * impurity(leaf)`` after it."""
-
-    ccp_alphas: np.ndarray
-    impurities: np.ndarray
-
-
-def cost_complexity_pruning_path(tree):
-    """Minimal cost-complexity pruning path of a fitted tree (CART's weakest link).
-
-    Equal to scikit-learn's ``cost_complexity_pruning_path`` on the same tree, computed
-    from the Tree arrays by an ``@njit`` kernel in ``O(n depth log n)`` (scikit-learn:
-    ``O(n^2)``).
-
-    Returns
-    -------
-    PruningPath
-        ``(ccp_alphas, impurities)``, float64 arrays, alphas non-decreasing in practice.
-    """
-    tree = _tree_of(tree)
-    n = tree.node_count
-    alphas = np.empty(n)
-    impurities = np.empty(n)
-    keep = np.empty(n, dtype=np.uint8)
-    m = weakest_link(tree.left, tree.right, tree.weighted_n_node_samples, tree.impurity,
-                     np.inf, alphas, impurities, keep)
-    return PruningPath(alphas[:m].copy(), impurities[:m].copy())
-
-
-def prune(tree, ccp_alpha):
-    """The subtree of minimal cost complexity for ``ccp_alpha`` (as scikit-learn's
-    ``ccp_alpha``): weakest links are pruned while their effective alpha is at most
-    ``ccp_alpha``. Returns a new, compact Tree (breadth-first ids again)."""
-    tree = _tree_of(tree)
-    if not (_input._is_real(ccp_alpha) and np.isfinite(ccp_alpha) and ccp_alpha >= 0):
-        raise ValueError(f"ccp_alpha={ccp_alpha!r} is invalid: it must be a number >= 0")
-    n = tree.node_count
-    keep = np.empty(n, dtype=np.uint8)
-    weakest_link(tree.left, tree.right, tree.weighted_n_node_samples, tree.impurity,
-                 float(ccp_alpha), np.empty(n), np.empty(n), keep)
-    return _subtree(tree, keep, float(ccp_alpha))
-
-
-def _subtree(tree, keep, ccp_alpha):
-    """The nodes with ``keep == 1`` as a Tree of their own (kept nodes whose children
-    are gone become leaves), renumbered breadth-first."""
-    internal = (tree.left != LEAF) & (keep[np.maximum(tree.left, 0)] == 1)
-    left = np.where(internal, tree.left, LEAF).astype(np.int32)
-    right = np.where(internal, tree.right, LEAF).astype(np.int32)
-    order = bfs_order(left, right)
-    new_id = np.full(tree.node_count, -1, dtype=np.int64)
-    new_id[order] = np.arange(order.shape[0])
-    inner = internal[order]
-    m = order.shape[0]
-    new_left = np.where(inner, new_id[left[order]], LEAF).astype(np.int32)
-    arrays = {
-        "feature": np.where(inner, tree.feature[order], LEAF).astype(np.int32),
-        "threshold": np.where(inner, tree.threshold[order], np.nan),
-        "left": new_left,
-        "right": np.where(inner, new_left + 1, LEAF).astype(np.int32),
-        "value": tree.value[order].copy(),
-        "impurity": tree.impurity[order].copy(),
-        "n_node_samples": tree.n_node_samples[order].copy(),
-        "weighted_n_node_samples": tree.weighted_n_node_samples[order].copy(),
-        "depth": tree.depth[order].copy(),
-        "missing_go_left": np.where(inner, tree.missing_go_left[order], 0).astype(np.uint8),
-        **empty_extras(m, tree.n_features),
-        "n_categories": tree.n_categories.copy(),
-    }
-    words, offsets, pos = [], np.full(m, -1, dtype=np.int64), 0
-    ptr = np.zeros(m + 1, dtype=np.int64)
-    sur = []
-    for j in np.flatnonzero(inner):
-        old = order[j]
-        if tree.cat_offset[old] >= 0:
-            w = (int(tree.n_categories[tree.feature[old]]) + 63) // 64
-            words.append(tree.cat_bitsets[tree.cat_offset[old]:tree.cat_offset[old] + w])
-            offsets[j] = pos
-            pos += w
-        s0, s1 = tree.surrogate_ptr[old], tree.surrogate_ptr[old + 1]
-        ptr[j + 1] = s1 - s0
-        sur.append(np.arange(s0, s1))
-    np.cumsum(ptr, out=ptr)
-    rows = np.concatenate(sur) if sur else np.zeros(0, dtype=np.int64)
-    arrays.update({
-        "cat_offset": offsets,
-        "cat_bitsets": np.concatenate(words).astype(np.uint64) if words else np.zeros(0, np.uint64),
-        "surrogate_ptr": ptr,
-        "surrogate_feature": tree.surrogate_feature[rows].copy(),
-        "surrogate_threshold": tree.surrogate_threshold[rows].copy(),
-        "surrogate_left_if_le": tree.surrogate_left_if_le[rows].copy(),
-    })
-    params = dict(tree.params)
-    params["ccp_alpha"] = ccp_alpha
-    return Tree(arrays, task=tree.task, n_features=tree.n_features, classes=tree.classes,
-                feature_names=tree.feature_names, categories=tree.categories,
-                criterion=tree.criterion, params=params,
-                format_version=tree.format_version).validate()

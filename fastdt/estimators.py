@@ -14,6 +14,7 @@ import numpy as np
 from . import api
 from ._input import NotFittedError, check_params
 from .inspection import impurity_importances
+from .pruning import cost_complexity_pruning_path
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
 
@@ -44,6 +45,16 @@ def _not_fitted_error(*args):
 
 
 # ---------------------------------------------------------------------- base class
+
+
+class _Bunch(dict):
+    """A dict whose keys read as attributes too (scikit-learn's ``Bunch``)."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
 
 
 def _differs(value, default):
@@ -205,6 +216,28 @@ class _BaseTree:
         n_samples = int(tree.n_node_samples[0])
         limits = resolve_limits(p, n_samples, tree.n_features, np.ones(1))
         return int(limits["max_features"])
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Compute the pruning path of minimal cost-complexity pruning, as scikit-learn.
+
+        A tree is grown on ``X, y`` with this estimator's parameters but
+        ``ccp_alpha=0``; the estimator itself is left as it was.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        ccp_path : dict
+            ``ccp_alphas`` and ``impurities`` (:func:`fastdt.cost_complexity_pruning_path`),
+            readable as keys or attributes.
+        """
+        params = {**self.get_params(deep=False), "ccp_alpha": 0.0}
+        tree = api.fit(X, y, sample_weight=sample_weight, task=self._task, **params)
+        return _Bunch(cost_complexity_pruning_path(tree)._asdict())
 
     # ------------------------------------------------------------------ prediction
     def predict(self, X):

@@ -102,3 +102,16 @@ def test_estimators_and_bad_alpha():
     with pytest.raises(ValueError, match="ccp_alpha"):
         fastdt.prune(reg.tree_, float("nan"))
     assert fastdt.cost_complexity_pruning_path(reg).ccp_alphas[0] == 0.0  # an estimator
+
+
+def test_estimator_method_as_sklearn():
+    X, y = _random_clf(n=800)
+    sw = np.random.default_rng(0).uniform(0.5, 1.5, len(y))  # no ties between splits
+    clf = fastdt.DecisionTreeClassifier(min_samples_leaf=3, ccp_alpha=0.05)
+    path = clf.cost_complexity_pruning_path(X, y, sample_weight=sw)
+    assert not hasattr(clf, "tree_")  # the estimator is left unfitted
+    sk = DecisionTreeClassifier(min_samples_leaf=3, random_state=0)
+    sk_alphas, sk_imps = _without_pure_splits(
+        sk.cost_complexity_pruning_path(X, y, sample_weight=sw))
+    np.testing.assert_allclose(path.ccp_alphas, sk_alphas, atol=1e-12)
+    np.testing.assert_allclose(path["impurities"], sk_imps, atol=1e-12)
