@@ -2,13 +2,14 @@
 
 Usage::
 
-    python benchmarks/compare.py [--section all|synthetic|tables]
+    python benchmarks/compare.py [--section all|synthetic|tables|pruning]
                                  [--rows 1000000] [--features 20] [--repeat 1]
                                  [--quick] [--threads N] [--skip-unlimited]
                                  [--table-depth 8] [--table-rows N]
                                  [--out results.md]
 
     python benchmarks/compare.py --section tables    # the real tables alone (~1 min)
+    python benchmarks/compare.py --section pruning   # ccp_alpha by CV on Adult (~2 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -29,7 +30,10 @@ section is skipped when it is absent): fastdt on the raw DataFrame (native categ
 splits, each ``missing=`` strategy), fastdt and scikit-learn on ordinal-encoded and
 one-hot-encoded copies, scikit-learn's HistGradientBoosting and LightGBM with their
 native categorical support, all at ``--table-depth``. ``--section synthetic`` runs
-the make_classification tables only.
+the make_classification tables only. ``--section pruning`` (also part of ``all``)
+chooses ``ccp_alpha`` on Adult by 5-fold cross-validation: fastdt's ``ccp_cv`` over
+the whole path against scikit-learn's path + ``GridSearchCV`` over ``--ccp-grid``
+alphas (``compare_pruning.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -55,9 +59,13 @@ def _parse(argv):
                    help="threads for fastdt (numba), XGBoost and LightGBM (default: all)")
     p.add_argument("--skip-unlimited", action="store_true",
                    help="skip the max_depth=None fits")
-    p.add_argument("--section", choices=("all", "synthetic", "tables"), default="all",
-                   help="all (default), the make_classification tables only (synthetic) "
-                        "or the real tables with categorical columns only (tables)")
+    p.add_argument("--section", choices=("all", "synthetic", "tables", "pruning"),
+                   default="all",
+                   help="all (default), the make_classification tables only (synthetic), "
+                        "the real tables with categorical columns only (tables) or the "
+                        "choice of ccp_alpha by cross-validation on Adult (pruning)")
+    p.add_argument("--ccp-grid", type=int, default=40,
+                   help="alphas of the path scikit-learn's GridSearchCV gets (default 40)")
     p.add_argument("--table-depth", type=int, default=8,
                    help="max_depth of the real-table fits (default 8)")
     p.add_argument("--table-rows", type=int, default=None,
@@ -67,6 +75,8 @@ def _parse(argv):
     args = p.parse_args(argv)
     if args.rows < 10 or args.features < 1 or args.repeat < 1:
         p.error("need --rows >= 10, --features >= 1, --repeat >= 1")
+    if args.ccp_grid < 1:
+        p.error("need --ccp-grid >= 1")
     if args.table_depth < 1 or (args.table_rows is not None and args.table_rows < 10):
         p.error("need --table-depth >= 1 and --table-rows >= 10")
     if args.quick:
@@ -730,6 +740,12 @@ def main(argv=None):
         if args.section == "all":
             say("")
         _tables_section(args, threads, libs, say)
+    if args.section in ("all", "pruning"):
+        from compare_pruning import pruning_section
+
+        if args.section == "all":
+            say("")
+        pruning_section(args, threads, say)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(report) + "\n")
