@@ -9,10 +9,13 @@ recording ``alpha`` and ``R`` after each step (scikit-learn's
 ``_cost_complexity_prune``, node for node).
 
 scikit-learn recomputes every node's effective alpha at every step (quadratic in the
-node count). Pruning a branch changes the effective alpha of its ancestors only, so
-here the candidates sit in a min-heap keyed by ``(alpha, node)``; a pruning pushes the
-ancestors' new alphas and marks their old entries stale (a version per node), which
-costs ``O(depth log n)`` per step.
+node count). Pruning a branch changes the effective alpha of its ancestors only, and only upwards
+(the pruned branch had the smallest alpha, and taking a part of lower ratio out of a
+sum raises the ratio of the rest), so here the candidates sit in a min-heap keyed by
+``(alpha, node)`` whose keys are lower bounds: an entry whose node's alpha has risen
+is pushed again at its true value when it reaches the top (a version per node marks
+the old ones stale). Ties pop the smaller node id first, so the order of prunings is
+scikit-learn's exactly.
 
 The loss kernels score held-out rows against every node of their path at once, which
 is all that choosing ``alpha`` by cross-validation (:func:`path_losses`) and
@@ -80,14 +83,15 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
     step[:] = 0
     candidate = np.zeros(n, dtype=np.uint8)
     version = np.zeros(n, dtype=np.int64)
+    live = np.empty(n)  # the alpha of each candidate's one valid heap entry
     h_key = np.empty(n + 64)  # -alpha: the driver's max-heap pops the smallest alpha
     h_ent = np.empty(n + 64, dtype=np.int64)  # node << 32 | version
     size = 0
     for i in range(n):
         if left[i] != LEAF:
             candidate[i] = 1
-            size = _heap_push(h_key, h_ent, size,
-                              -(r_node[i] - r_branch[i]) / (n_leaves[i] - 1), i << 32)
+            live[i] = (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
+            size = _heap_push(h_key, h_ent, size, -live[i], i << 32)
     count = 0
     alphas[count] = 0.0
     impurities[count] = r_branch[0]
@@ -99,6 +103,12 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
         node = entry >> 32
         if candidate[node] == 0 or entry & 0xFFFFFFFF != version[node]:
             continue  # pruned away, or an outdated alpha
+        current = (r_node[node] - r_branch[node]) / (n_leaves[node] - 1)
+        if current > alpha:  # risen since it was pushed: back in at its true place
+            version[node] += 1
+            live[node] = current
+            size = _heap_push(h_key, h_ent, size, -current, (node << 32) | version[node])
+            continue
         if ccp_alpha < alpha:
             break
         # the branch below node leaves the tree
@@ -125,16 +135,20 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
         while a >= 0:
             n_leaves[a] -= pruned
             r_branch[a] += r_diff
-            version[a] += 1
-            if size >= h_key.shape[0]:
-                h_key2 = np.empty(2 * h_key.shape[0])
-                h_ent2 = np.empty(2 * h_key.shape[0], dtype=np.int64)
-                h_key2[:size] = h_key[:size]
-                h_ent2[:size] = h_ent[:size]
-                h_key, h_ent = h_key2, h_ent2
-            size = _heap_push(h_key, h_ent, size,
-                              -(r_node[a] - r_branch[a]) / (n_leaves[a] - 1),
-                              (a << 32) | version[a])
+            # Removing a branch whose alpha is the smallest can only raise an
+            # ancestor's alpha (a mediant), so its entry stays a lower bound and is
+            # refreshed when popped. Only a rounding-level fall is pushed now.
+            current = (r_node[a] - r_branch[a]) / (n_leaves[a] - 1)
+            if current < live[a]:
+                version[a] += 1
+                live[a] = current
+                if size >= h_key.shape[0]:
+                    h_key2 = np.empty(2 * h_key.shape[0])
+                    h_ent2 = np.empty(2 * h_key.shape[0], dtype=np.int64)
+                    h_key2[:size] = h_key[:size]
+                    h_ent2[:size] = h_ent[:size]
+                    h_key, h_ent = h_key2, h_ent2
+                size = _heap_push(h_key, h_ent, size, -current, (a << 32) | version[a])
             a = parent[a]
         alphas[count] = alpha
         impurities[count] = r_branch[0]

@@ -110,3 +110,47 @@ def best_partition_brute_force(criterion, codes, y, w, n_classes=None, min_sampl
         if s > best[0]:
             best = (s, chosen)
     return best
+
+
+def weakest_link_path(left, right, w, impurity):
+    """scikit-learn's ``_cost_complexity_prune`` loop as written there: every step
+    rescans every candidate and prunes the first node of smallest effective alpha."""
+    n = len(left)
+    parent = np.full(n, -1)
+    for i in range(n):
+        if left[i] >= 0:
+            parent[left[i]] = parent[right[i]] = i
+    r_node = w * impurity / w[0]
+    r_branch = np.zeros(n)
+    n_leaves = np.zeros(n, dtype=int)
+    for i in range(n - 1, -1, -1):
+        if left[i] < 0:
+            r_branch[i], n_leaves[i] = r_node[i], 1
+        if parent[i] >= 0:
+            r_branch[parent[i]] += r_branch[i]
+            n_leaves[parent[i]] += n_leaves[i]
+    candidate = left >= 0
+    alphas, impurities = [0.0], [r_branch[0]]
+    while candidate[0]:
+        best, node = np.inf, -1
+        for i in np.flatnonzero(candidate):
+            a = (r_node[i] - r_branch[i]) / (n_leaves[i] - 1)
+            if a < best:
+                best, node = a, i
+        stack = [left[node], right[node]]
+        while stack:
+            d = stack.pop()
+            candidate[d] = False
+            if left[d] >= 0:
+                stack += [left[d], right[d]]
+        candidate[node] = False
+        pruned, r_diff = n_leaves[node] - 1, r_node[node] - r_branch[node]
+        n_leaves[node], r_branch[node] = 1, r_node[node]
+        a = parent[node]
+        while a >= 0:
+            n_leaves[a] -= pruned
+            r_branch[a] += r_diff
+            a = parent[a]
+        alphas.append(best)
+        impurities.append(r_branch[0])
+    return np.array(alphas), np.array(impurities)

@@ -115,3 +115,38 @@ def test_estimator_method_as_sklearn():
         sk.cost_complexity_pruning_path(X, y, sample_weight=sw))
     np.testing.assert_allclose(path.ccp_alphas, sk_alphas, atol=1e-12)
     np.testing.assert_allclose(path["impurities"], sk_imps, atol=1e-12)
+
+
+@pytest.mark.parametrize("pattern", [[1, 9, 1, 9, 9, 1, 9, 1],
+                                     [3, 7, 3, 7, 7, 3, 7, 3, 3, 7, 3, 7, 7, 3, 7, 3]])
+def test_path_with_ties_equals_the_rescanning_loop(pattern):
+    """Mirrored class mixes along a feature: many exactly equal effective alphas. The
+    heap (lower-bound keys refreshed when popped) prunes in the rescanning loop's
+    order, ties to the smaller node id."""
+    from reference import weakest_link_path
+
+    a = np.repeat(np.arange(len(pattern)), 10).astype(float)
+    y = np.concatenate([np.r_[np.ones(k), np.zeros(10 - k)] for k in pattern]).astype(int)
+    X = np.c_[a, np.tile(np.arange(10), len(pattern)) % 2]
+    tree = fastdt.fit(X, y)
+    alphas, imps = fastdt.cost_complexity_pruning_path(tree)
+    ref_alphas, ref_imps = weakest_link_path(tree.left, tree.right,
+                                             tree.weighted_n_node_samples, tree.impurity)
+    assert len(ref_alphas) >= 10 and len(np.unique(ref_alphas)) <= len(ref_alphas) - 5
+    np.testing.assert_array_equal(alphas, ref_alphas)
+    np.testing.assert_array_equal(imps, ref_imps)
+
+
+def test_deep_random_tree_path_equals_the_rescanning_loop():
+    """Random labels grow a deep tree whose prunings raise many ancestors' alphas."""
+    from reference import weakest_link_path
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(1500, 3))
+    tree = fastdt.fit(X, rng.integers(0, 2, 1500))
+    assert tree.max_depth > 15
+    alphas, imps = fastdt.cost_complexity_pruning_path(tree)
+    ref_alphas, ref_imps = weakest_link_path(tree.left, tree.right,
+                                             tree.weighted_n_node_samples, tree.impurity)
+    np.testing.assert_array_equal(alphas, ref_alphas)
+    np.testing.assert_array_equal(imps, ref_imps)
