@@ -45,7 +45,7 @@ def cost_complexity_pruning_path(tree):
     """Minimal cost-complexity pruning path of a fitted tree (CART's weakest link).
 
     Equal to scikit-learn's ``cost_complexity_pruning_path`` on the same tree, computed
-    from the Tree arrays by an ``@njit`` kernel in ``O(n depth log n)`` (scikit-learn:
+    from the Tree arrays by an ``@njit`` kernel over a heap (scikit-learn rescans:
     ``O(n^2)``).
 
     Parameters
