@@ -16,17 +16,6 @@ This is a plain module, not an asv benchmark (no ``time_`` names, no heavy impor
 module level).
 """
 
-import time
-
-
-def _best(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
 
 def pruning_section(args, threads, say):
     """Print the table of the ccp_alpha selection on Adult (skipped without the data)."""
@@ -35,7 +24,7 @@ def pruning_section(args, threads, say):
     from sklearn.tree import DecisionTreeClassifier
 
     import fastdt
-    from compare import _encoded
+    from compare import _best, _encoded
     from fastdt.datasets import datasets_folder, load_adult_frame
 
     try:
