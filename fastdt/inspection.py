@@ -113,39 +113,108 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
 
     Each feature's column is shuffled ``n_repeats`` times and the score (accuracy for
     classification, R^2 for regression, weighted by ``sample_weight``) is measured
-    again with the prediction kernels; the importance is the baseline score minus the
-    shuffled one. ``X`` may be a DataFrame (categories are mapped as at predict time,
-    once, and shuffled as codes).
+    again; the importance is the baseline score minus the shuffled one.
+
+    The shuffled predictions come from ``@njit`` kernels (:mod:`fastdt._permute`,
+    parallel over rows): a row whose path never reads the shuffled feature keeps its
+    prediction, the others are routed, with the one shuffled value swapped in, from
+    the first node on their path that reads it. No shuffled copy of ``X`` is made. The
+    scores equal those of shuffling the column and calling :func:`fastdt.predict`,
+    to the last bit. ``missing="fractional"`` trees on data with missing values are
+    routed from the root, down both branches where a value is missing, as
+    :func:`fastdt.predict` does.
+
+    Parameters
+    ----------
+    tree : Tree or fitted estimator
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        Categories are mapped to codes once, as at predict time, and shuffled as codes.
+    y : array-like of shape (n_samples,)
+        True labels (classification) or targets (regression).
+    n_repeats : int, default=5
+        Shuffles per feature.
+    random_state : int, numpy Generator or None
+        Seeds the shuffles: ``numpy.random.default_rng(seed).permutation(n_samples)``
+        is drawn once per feature and repeat, features in order, repeats within them.
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights of the score.
+
+    Returns
+    -------
+    PermutationImportance
+        ``importances`` of shape (n_features, n_repeats) and their mean and standard
+        deviation over the repeats.
+
+    Raises
+    ------
+    ValueError
+        If ``n_repeats`` is not an int >= 1, or ``X`` and ``y`` differ in length.
     """
     from . import _input
-    from .api import _X_for, predict
+    from ._permute import first_reader, permuted_numeric, permuted_predictions
+    from .api import _X_for, _leaves, _numeric_route
+    from .kernels import step_arrays, value_fractional_batch
 
     tree = _tree_of(tree)
     if not _input._is_int(n_repeats) or n_repeats < 1:
         raise ValueError(f"n_repeats={n_repeats!r} is invalid: it must be an int >= 1")
-    Xa, _ = _X_for(tree, X)
+    Xa, has_nan = _X_for(tree, X)
     n = Xa.shape[0]
     y = np.asarray(y)
     if y.shape[0] != n:
         raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
     w = _input.check_sample_weight(sample_weight, n)
     rng = np.random.default_rng(_input.seed_from(random_state))
+    is_clf = tree.task == "classification"
+    fractional = bool(has_nan) and tree.params.get("missing") == "fractional"  # api._values
+    if is_clf:  # y as class codes (-1: not a class); pred == y iff the codes are equal
+        target = np.full(n, -1.0)
+        for k, c in enumerate(tree.classes):
+            match = np.asarray(y == c, dtype=bool)
+            if match.shape == target.shape:  # else incomparable types: no match
+                target[match] = k
+    else:
+        target = y.astype(np.float64)
 
-    def score(A):
-        pred = predict(tree, A)
-        if tree.task == "classification":
-            return float(np.sum(w * (pred == y)) / np.sum(w))
-        yf = y.astype(np.float64)
-        mean = np.sum(w * yf) / np.sum(w)
-        total = np.sum(w * (yf - mean) ** 2)
-        return 1.0 - float(np.sum(w * (yf - pred) ** 2) / total) if total > 0 else 0.0
+    def score(pred):  # the arithmetic of the scores as they were first written
+        if is_clf:
+            return float(np.sum(w * (pred == target)) / np.sum(w))
+        mean = np.sum(w * target) / np.sum(w)
+        total = np.sum(w * (target - mean) ** 2)
+        return 1.0 - float(np.sum(w * (target - pred) ** 2) / total) if total > 0 else 0.0
 
-    base = score(Xa)
+    t = tree.arrays
+    if fractional:  # rows missing a value go down both branches: no single path
+        values = np.empty((n, tree.n_values))
+        value_fractional_batch(t, Xa, values)
+        base_pred = np.argmax(values, axis=1).astype(np.float64) if is_clf else values[:, 0]
+        rows, starts, node_pred = np.arange(n), np.zeros(n, dtype=np.int64), np.empty(0)
+    else:
+        leaves = _leaves(tree, Xa, has_nan)
+        node_pred = (np.argmax(tree.value, axis=1).astype(np.float64) if is_clf
+                     else tree.value[:, 0].copy())
+        base_pred = node_pred[leaves]
+        first = np.empty(tree.node_count, dtype=np.int64)
+    steps = step_arrays(t, Xa.dtype) if _numeric_route(tree, has_nan) else None
+    base = score(base_pred)
+    pred = np.empty(n)
     out = np.empty((tree.n_features, n_repeats))
-    work = Xa.copy()
     for f in range(tree.n_features):
+        if not fractional:  # only rows whose path reads f, from the first node reading it
+            first_reader(t, f, first)
+            start = first[leaves]
+            rows = np.flatnonzero(start >= 0)
+            starts = start[rows]
         for r in range(n_repeats):
-            work[:, f] = Xa[rng.permutation(n), f]
-            out[f, r] = base - score(work)
-        work[:, f] = Xa[:, f]
+            perm = rng.permutation(n)
+            pred[:] = base_pred
+            col = Xa[perm[rows], f]
+            if steps is not None:
+                permuted_numeric(*steps, tree.depth, tree.max_depth, Xa, f, rows, starts, col,
+                                 node_pred, pred)
+            else:
+                permuted_predictions(t, Xa, f, rows, starts, col, node_pred, is_clf,
+                                     fractional, pred)
+            out[f, r] = base - score(pred)
     return PermutationImportance(out.mean(axis=1), out.std(axis=1), out)
+
