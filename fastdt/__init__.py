@@ -7,13 +7,14 @@ from .api import (
 )
 from .export import export_graphviz, export_mermaid, export_text, to_dict
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from .inspection import explain
 from .tree import Tree, TreeArrays, load
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
-    "apply", "cost_complexity_pruning_path", "decision_path", "export_graphviz",
+    "apply", "cost_complexity_pruning_path", "decision_path", "explain", "export_graphviz",
     "export_mermaid", "export_text", "fit", "load", "predict", "predict_proba", "prune",
     "to_dict",
     "__version__",

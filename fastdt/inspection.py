@@ -8,7 +8,7 @@ from ._config import LEAF
 from .export import _tree_of
 from .tree import Tree
 
-__all__ = ["impurity_importances", "permutation_importance", "structural_importances"]
+__all__ = ["explain", "impurity_importances", "permutation_importance", "structural_importances"]
 
 
 def impurity_importances(tree, normalize=True):
@@ -218,3 +218,168 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
             out[f, r] = base - score(pred)
     return PermutationImportance(out.mean(axis=1), out.std(axis=1), out)
 
+
+# ---------------------------------------------------------------------- explanations
+
+
+class Condition(NamedTuple):
+    """One step of a row's path: at internal ``node``, the row's ``value`` of feature
+    number ``feature`` (named ``name``) sent it to the left child (``left``) or the
+    right one. ``value`` is a number, a category level, or None when missing (NaN, or
+    a category not seen in training)."""
+
+    node: int
+    feature: int
+    name: str
+    value: object
+    left: bool
+    text: str
+
+
+class Explanation(NamedTuple):
+    """Why a tree predicts what it does for one row (see :func:`explain`).
+
+    ``str()`` reads ``cond; cond; ... -> prediction (n samples, p=...)``.
+    """
+
+    conditions: tuple
+    leaf: int
+    prediction: object
+    proba: object
+    samples: int
+    text: str
+
+    def __str__(self):
+        return self.text
+
+
+def explain(tree, X, *, feature_names=None, class_names=None, decimals=3, _estimator_name=None):
+    """The path of every row of ``X`` as readable conditions, with the prediction.
+
+    Each step states the row's value and the condition it satisfied, worded as
+    :func:`fastdt.export_text` words splits::
+
+        petal length (cm) = 1.4 <= 2.450 -> setosa (50 samples, p=1.00)
+        colour = red in {blue, red}; x = 3.0 > 1.500 -> 2.718 (7 samples)
+
+    A missing value (NaN, or a category unseen in training) says where it went and
+    why: ``age is missing -> left (learned)`` (``missing="learn"``: the side learned
+    in training, or the larger child where training saw no missing value),
+    ``(via surrogate b = 0.3 <= 0.500)`` or ``(majority)`` (``"surrogate"``).
+
+    The path is the one :func:`fastdt.decision_path` (the kernels' routing) gives, so
+    ``leaf`` equals :func:`fastdt.apply`. A ``missing="fractional"`` tree sends a row
+    missing a split's value down both branches; the path then follows the heavier one
+    (as ``apply`` does) and the step says so (``-> both ways (left 60%, right 40%);
+    followed left``), while ``prediction`` and ``proba`` are those of
+    :func:`fastdt.predict`, averaged over every branch taken.
+
+    Parameters
+    ----------
+    tree : Tree or fitted estimator
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        The rows to explain (``X[i:i + 1]`` for one).
+    feature_names, class_names, decimals
+        As :func:`fastdt.export_text`. The row's values are shown with at most
+        ``decimals`` digits after the point, or as many more as it takes for the
+        shown value to satisfy the shown condition.
+
+    Returns
+    -------
+    list of Explanation
+        One per row: ``conditions`` (a tuple of :class:`Condition`, root first),
+        ``leaf``, ``prediction`` (as :func:`fastdt.predict`), ``proba`` (the row of
+        :func:`fastdt.predict_proba`; None for regression), ``samples`` (training
+        rows in the leaf) and ``text`` (also ``str()``).
+
+    Examples
+    --------
+    >>> import fastdt
+    >>> tree = fastdt.fit([[0.0], [1.0], [2.0], [3.0]], ["a", "a", "b", "b"])
+    >>> print(fastdt.explain(tree, [[2.5]], feature_names=["x"])[0])
+    x = 2.5 > 1.500 -> b (2 samples, p=1.00)
+    """
+    from .api import _X_for, _values, decision_path
+    from .export import _options, _split_text
+
+    tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
+    Xa, _ = _X_for(tree, X, _estimator_name)
+    indptr, indices = decision_path(tree, Xa)
+    values = _values(tree, Xa)
+    fractional = tree.params.get("missing") == "fractional"
+    out = []
+    for i in range(Xa.shape[0]):
+        path = indices[indptr[i]:indptr[i + 1]]
+        conditions = []
+        for node, child in zip(path[:-1], path[1:]):
+            went_left = bool(child == tree.left[node])
+            f = int(tree.feature[node])
+            value = _value_of(tree, f, Xa[i, f])
+            if value is None:
+                text = _missing_text(tree, node, names, Xa[i], went_left, fractional, number)
+            else:
+                text = _split_text(tree, node, names, number)[0 if went_left else 1]
+                # "name >  t" is aligned with "name <= t" in export_text; not needed here
+                text = text[len(names[f]):].replace(" >  ", " > ", 1)
+                shown = value if tree.cat_offset[node] >= 0 else _digits(
+                    value, tree.threshold[node], number, went_left, decimals)
+                text = f"{names[f]} = {shown}{text}"
+            conditions.append(Condition(int(node), f, names[f], value, went_left, text))
+        leaf = int(path[-1])
+        if labels is not None:
+            k = int(np.argmax(values[i]))
+            prediction, proba = tree.classes[k], values[i].copy()
+            tail = f"{labels[k]} ({int(tree.n_node_samples[leaf])} samples, p={proba[k]:.2f})"
+        else:
+            prediction, proba = float(values[i, 0]), None
+            tail = f"{number(prediction)} ({int(tree.n_node_samples[leaf])} samples)"
+        text = "; ".join(c.text for c in conditions)
+        text = f"{text} -> {tail}" if text else f"-> {tail}"
+        out.append(Explanation(tuple(conditions), leaf, prediction, proba,
+                               int(tree.n_node_samples[leaf]), text))
+    return out
+
+
+def _digits(v, threshold, number, went_left, decimals):
+    """``v`` with at most ``decimals`` digits after the point, or more where fewer
+    would put it on the wrong side of the threshold as shown (``number``)."""
+    shown_threshold = float(number(threshold)) if np.isfinite(threshold) else threshold
+    for digits in range(int(decimals), 18):
+        text = np.format_float_positional(v, precision=digits, unique=True, trim="0")
+        if (float(text) <= shown_threshold) == went_left:
+            return text
+    return str(v)
+
+
+def _value_of(tree, f, v):
+    """The row's value as shown: a number, a category level, or None when missing."""
+    if np.isnan(v):
+        return None
+    k = int(tree.n_categories[f])
+    if k == 0:
+        return v
+    if not 0 <= v < k:
+        return None
+    return tree.categories[f][int(v)] if tree.categories is not None else int(v)
+
+
+def _missing_text(tree, node, names, x, went_left, fractional, number):
+    f = int(tree.feature[node])
+    what = "is missing" if np.isnan(x[f]) else "has a category unseen in training"
+    side = "left" if went_left else "right"
+    if fractional:
+        w = tree.weighted_n_node_samples
+        share = w[tree.left[node]] / w[node]
+        return (f"{names[f]} {what} -> both ways (left {share:.0%}, right {1 - share:.0%}); "
+                f"followed {side}")
+    s0, s1 = int(tree.surrogate_ptr[node]), int(tree.surrogate_ptr[node + 1])
+    if tree.params.get("missing") != "surrogate":
+        return f"{names[f]} {what} -> {side} (learned)"
+    for s in range(s0, s1):  # the first surrogate the row has decides (kernels._missing_left)
+        g = int(tree.surrogate_feature[s])
+        if not np.isnan(x[g]):
+            le = x[g] <= tree.surrogate_threshold[s]
+            op = "<=" if le else ">"
+            return (f"{names[f]} {what} -> {side} (via surrogate {names[g]} = {x[g]} {op} "
+                    f"{number(tree.surrogate_threshold[s])})")
+    return f"{names[f]} {what} -> {side} (majority)"
