@@ -8,6 +8,7 @@ from .api import (
 from .export import export_graphviz, export_mermaid, export_text, to_dict
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inspection import explain
+from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
 
 __version__ = "0.1.0"
@@ -15,7 +16,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
     "apply", "cost_complexity_pruning_path", "decision_path", "explain", "export_graphviz",
-    "export_mermaid", "export_text", "fit", "load", "predict", "predict_proba", "prune",
-    "to_dict",
+    "export_mermaid", "export_text", "fit", "load", "plot_tree", "predict", "predict_proba",
+    "prune", "to_dict",
     "__version__",
 ]
