@@ -106,22 +106,21 @@ def permuted_predictions(t, X, f, rows, starts, col, node_pred, is_clf, fraction
 
 
 @PJIT
-def permuted_numeric(packed, thresholds, depth, n_steps, X, f, rows, starts, col, node_pred,
-                     out):
+def permuted_numeric(packed, thresholds, height, X, f, rows, starts, col, node_pred, out):
     """:func:`permuted_predictions` for a numeric-only tree and ``X`` without NaN.
 
     Branch-free steps ``node = left + (x > threshold)`` over the arrays of
     :func:`fastdt.kernels.step_arrays` (leaves loop to themselves), reading ``col[j]``
-    where a node splits on ``f``; four rows advance together, each for the steps the
-    deepest of them may need, so their chains of loads overlap.
+    where a node splits on ``f``; four rows advance together, for the steps the
+    deepest subtree under their start nodes may need, so their chains of loads overlap.
 
     Parameters
     ----------
     packed, thresholds : int64 [n_nodes], X.dtype [n_nodes]
         From :func:`fastdt.kernels.step_arrays`.
-    depth : int32 [n_nodes]
-    n_steps : int
-        Depth of the tree.
+    height : int64 [n_nodes]
+        Levels of the subtree under every node (1 at a leaf): a row routed from node
+        ``s`` reaches its leaf in ``height[s] - 1`` steps at most.
     X, f, rows, starts, col, node_pred, out
         As :func:`permuted_predictions`.
     """
@@ -132,7 +131,7 @@ def permuted_numeric(packed, thresholds, depth, n_steps, X, f, rows, starts, col
         i0, i1, i2, i3 = rows[s], rows[s + 1], rows[s + 2], rows[s + 3]
         c0, c1, c2, c3 = col[s], col[s + 1], col[s + 2], col[s + 3]
         k0, k1, k2, k3 = starts[s], starts[s + 1], starts[s + 2], starts[s + 3]
-        for _ in range(n_steps - min(depth[k0], depth[k1], depth[k2], depth[k3])):
+        for _ in range(max(height[k0], height[k1], height[k2], height[k3]) - 1):
             p0, p1, p2, p3 = packed[k0], packed[k1], packed[k2], packed[k3]
             g0, g1, g2, g3 = p0 & m, p1 & m, p2 & m, p3 & m
             k0 = (p0 >> 32) + ((c0 if g0 == f else X[i0, g0]) > thresholds[k0])
@@ -143,7 +142,7 @@ def permuted_numeric(packed, thresholds, depth, n_steps, X, f, rows, starts, col
         out[i2], out[i3] = node_pred[k2], node_pred[k3]
     for j in range(k - k % 4, k):
         node = starts[j]
-        for _ in range(n_steps - depth[node]):
+        for _ in range(height[node] - 1):
             pk = packed[node]
             g = pk & m
             node = (pk >> 32) + ((col[j] if g == f else X[rows[j], g]) > thresholds[node])

@@ -5,7 +5,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._config import LEAF
-from .export import _tree_of
+from .export import _subtree_heights, _tree_of
 from .tree import Tree
 
 __all__ = ["explain", "impurity_importances", "permutation_importance", "structural_importances"]
@@ -196,6 +196,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
         base_pred = node_pred[leaves]
         first = np.empty(tree.node_count, dtype=np.int64)
     steps = step_arrays(t, Xa.dtype) if _numeric_route(tree, has_nan) else None
+    height = _subtree_heights(tree)
     base = score(base_pred)
     pred = np.empty(n)
     out = np.empty((tree.n_features, n_repeats))
@@ -210,8 +211,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
             pred[:] = base_pred
             col = Xa[perm[rows], f]
             if steps is not None:
-                permuted_numeric(*steps, tree.depth, tree.max_depth, Xa, f, rows, starts, col,
-                                 node_pred, pred)
+                permuted_numeric(*steps, height, Xa, f, rows, starts, col, node_pred, pred)
             else:
                 permuted_predictions(t, Xa, f, rows, starts, col, node_pred, is_clf,
                                      fractional, pred)
