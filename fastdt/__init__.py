@@ -6,14 +6,16 @@ from .api import apply, decision_path, fit, predict, predict_proba
 from .pruning import ccp_cv, cost_complexity_pruning_path, prune, prune_reduced_error
 from .export import export_graphviz, export_mermaid, export_text, to_dict
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from .inspection import explain
+from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
-    "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "export_graphviz",
-    "export_mermaid", "export_text", "fit", "load", "predict", "predict_proba", "prune",
-    "prune_reduced_error", "to_dict",
+    "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "explain",
+    "export_graphviz", "export_mermaid", "export_text", "fit", "load", "plot_tree", "predict",
+    "predict_proba", "prune", "prune_reduced_error", "to_dict",
     "__version__",
 ]

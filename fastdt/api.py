@@ -300,10 +300,15 @@ def _X_for(tree, X, estimator_name=None):
     )
 
 
+def _numeric_route(tree, has_nan):
+    """Whether rows take the branch-free kernels: numeric-only tree, no NaN in X."""
+    return not has_nan and tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0
+
+
 def _leaves(tree, Xa, has_nan):
     out = np.empty(Xa.shape[0], dtype=np.int64)
     # numeric-only trees and rows without NaN take the branch-free kernel
-    if not has_nan and tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0:
+    if _numeric_route(tree, has_nan):
         packed, thresholds = step_arrays(tree.arrays, Xa.dtype)
         apply_numeric_batch(packed, thresholds, tree.max_depth, Xa, out)
     else:

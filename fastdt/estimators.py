@@ -13,7 +13,7 @@ import numpy as np
 
 from . import api
 from ._input import NotFittedError, check_params
-from .inspection import impurity_importances
+from .inspection import explain, impurity_importances
 from .pruning import cost_complexity_pruning_path
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
@@ -312,6 +312,25 @@ class _BaseTree:
         return csr_matrix(
             (data, indices, indptr), shape=(indptr.shape[0] - 1, self.tree_.node_count)
         )
+
+    def explain(self, X):
+        """Explain the prediction of every sample: its path as readable conditions.
+
+        See :func:`fastdt.explain`.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        explanations : list of fastdt.inspection.Explanation
+            One per sample; ``str()`` of one reads
+            ``x = 2.5 > 1.500 -> b (2 samples, p=1.00)``.
+        """
+        self._check_fitted()
+        return explain(self.tree_, X, _estimator_name=type(self).__name__)
 
     # ------------------------------------------------------------------ structure
     def get_depth(self):

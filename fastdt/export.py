@@ -95,12 +95,7 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
     labels = _class_names(tree, class_names) if classification else None
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or decimals < 0:
         raise ValueError(f"decimals must be an int >= 0, got {decimals!r}")
-    if max_depth is not None and (
-        isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
-        or max_depth < 0
-    ):
-        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
-    limit = None if max_depth is None else int(max_depth)
+    limit = _check_max_depth(max_depth)
     fmt = f"{{:.{int(decimals)}f}}"
 
     def number(v):
@@ -185,6 +180,16 @@ def _class_names(tree, class_names):
     return names
 
 
+def _check_max_depth(max_depth):
+    """``max_depth`` as an int, or None; a ``ValueError`` unless None or an int >= 0."""
+    if max_depth is not None and (
+        isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
+        or max_depth < 0
+    ):
+        raise ValueError(f"max_depth must be None or an int >= 0, got {max_depth!r}")
+    return None if max_depth is None else int(max_depth)
+
+
 def _subtree_heights(tree):
     """Levels of the subtree under every node (1 for a leaf). Children have larger ids
     than their parents, so one reverse sweep suffices."""
@@ -243,6 +248,22 @@ def _leaf_text(tree, node, labels, number):
     if tree.task == "classification":
         return f"class: {labels[int(np.argmax(tree.value[node]))]}"
     return f"value: {number(tree.value[node, 0])}"
+
+
+def _node_lines(tree, node, names, labels, number, show_missing, impurity=False):
+    """The lines of a node's box (export_graphviz, plot_tree): the left branch's
+    condition (internal nodes), the impurity (optional), samples, value and class."""
+    parts = []
+    if tree.left[node] != LEAF:
+        parts.append(_split_text(tree, node, names, number, show_missing)[0])
+    if impurity:
+        parts.append(f"{tree.criterion or 'impurity'} = {number(tree.impurity[node])}")
+    parts.append(f"samples = {int(tree.n_node_samples[node])}")
+    value = ", ".join(number(v) for v in tree.value[node])
+    parts.append(f"value = [{value}]")
+    if tree.left[node] == LEAF or labels is not None:
+        parts.append(_leaf_text(tree, node, labels, number).replace(": ", " = "))
+    return parts
 
 
 def _options(tree, feature_names, class_names, decimals):
@@ -317,14 +338,7 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, decimals=3,
     lines = ["digraph Tree {", 'node [shape=box, fontname="helvetica"] ;',
              'edge [fontname="helvetica"] ;']
     for node in range(tree.node_count):
-        parts = []
-        if tree.left[node] != LEAF:
-            parts.append(_split_text(tree, node, names, number, show_missing)[0])
-        parts.append(f"samples = {int(tree.n_node_samples[node])}")
-        value = ", ".join(number(v) for v in tree.value[node])
-        parts.append(f"value = [{value}]")
-        if tree.left[node] == LEAF or labels is not None:
-            parts.append(_leaf_text(tree, node, labels, number).replace(": ", " = "))
+        parts = _node_lines(tree, node, names, labels, number, show_missing)
         label = "\\n".join(p.replace("\\", "\\\\").replace('"', '\\"') for p in parts)
         lines.append(f'{node} [label="{label}"] ;')
     for node in np.flatnonzero(tree.left != LEAF):

@@ -5,10 +5,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ._config import LEAF
-from .export import _tree_of
+from .export import _subtree_heights, _tree_of
 from .tree import Tree
 
-__all__ = ["impurity_importances", "permutation_importance", "structural_importances"]
+__all__ = ["explain", "impurity_importances", "permutation_importance", "structural_importances"]
 
 
 def impurity_importances(tree, normalize=True):
@@ -113,39 +113,273 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
 
     Each feature's column is shuffled ``n_repeats`` times and the score (accuracy for
     classification, R^2 for regression, weighted by ``sample_weight``) is measured
-    again with the prediction kernels; the importance is the baseline score minus the
-    shuffled one. ``X`` may be a DataFrame (categories are mapped as at predict time,
-    once, and shuffled as codes).
+    again; the importance is the baseline score minus the shuffled one.
+
+    The shuffled predictions come from ``@njit`` kernels (:mod:`fastdt._permute`,
+    parallel over rows): a row whose path never reads the shuffled feature keeps its
+    prediction, the others are routed, with the one shuffled value swapped in, from
+    the first node on their path that reads it. No shuffled copy of ``X`` is made. The
+    scores equal those of shuffling the column and calling :func:`fastdt.predict`,
+    to the last bit. ``missing="fractional"`` trees on data with missing values are
+    routed from the root, down both branches where a value is missing, as
+    :func:`fastdt.predict` does.
+
+    Parameters
+    ----------
+    tree : Tree or fitted estimator
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        Categories are mapped to codes once, as at predict time, and shuffled as codes.
+    y : array-like of shape (n_samples,)
+        True labels (classification) or targets (regression).
+    n_repeats : int, default=5
+        Shuffles per feature.
+    random_state : int, numpy Generator or None
+        Seeds the shuffles: ``numpy.random.default_rng(seed).permutation(n_samples)``
+        is drawn once per feature and repeat, features in order, repeats within them.
+    sample_weight : array-like of shape (n_samples,), optional
+        Weights of the score.
+
+    Returns
+    -------
+    PermutationImportance
+        ``importances`` of shape (n_features, n_repeats) and their mean and standard
+        deviation over the repeats.
+
+    Raises
+    ------
+    ValueError
+        If ``n_repeats`` is not an int >= 1, or ``X`` and ``y`` differ in length.
     """
     from . import _input
-    from .api import _X_for, predict
+    from ._permute import first_reader, permuted_numeric, permuted_predictions
+    from .api import _X_for, _leaves, _numeric_route
+    from .kernels import step_arrays, value_fractional_batch
 
     tree = _tree_of(tree)
     if not _input._is_int(n_repeats) or n_repeats < 1:
         raise ValueError(f"n_repeats={n_repeats!r} is invalid: it must be an int >= 1")
-    Xa, _ = _X_for(tree, X)
+    Xa, has_nan = _X_for(tree, X)
     n = Xa.shape[0]
     y = np.asarray(y)
     if y.shape[0] != n:
         raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
     w = _input.check_sample_weight(sample_weight, n)
     rng = np.random.default_rng(_input.seed_from(random_state))
+    is_clf = tree.task == "classification"
+    fractional = bool(has_nan) and tree.params.get("missing") == "fractional"  # api._values
+    if is_clf:  # y as class codes (-1: not a class); pred == y iff the codes are equal
+        target = np.full(n, -1.0)
+        for k, c in enumerate(tree.classes):
+            match = np.asarray(y == c, dtype=bool)
+            if match.shape == target.shape:  # else incomparable types: no match
+                target[match] = k
+    else:
+        target = y.astype(np.float64)
 
-    def score(A):
-        pred = predict(tree, A)
-        if tree.task == "classification":
-            return float(np.sum(w * (pred == y)) / np.sum(w))
-        yf = y.astype(np.float64)
-        mean = np.sum(w * yf) / np.sum(w)
-        total = np.sum(w * (yf - mean) ** 2)
-        return 1.0 - float(np.sum(w * (yf - pred) ** 2) / total) if total > 0 else 0.0
+    def score(pred):  # the arithmetic of the scores as they were first written
+        if is_clf:
+            return float(np.sum(w * (pred == target)) / np.sum(w))
+        mean = np.sum(w * target) / np.sum(w)
+        total = np.sum(w * (target - mean) ** 2)
+        return 1.0 - float(np.sum(w * (target - pred) ** 2) / total) if total > 0 else 0.0
 
-    base = score(Xa)
+    t = tree.arrays
+    if fractional:  # rows missing a value go down both branches: no single path
+        values = np.empty((n, tree.n_values))
+        value_fractional_batch(t, Xa, values)
+        base_pred = np.argmax(values, axis=1).astype(np.float64) if is_clf else values[:, 0]
+        rows, starts, node_pred = np.arange(n), np.zeros(n, dtype=np.int64), np.empty(0)
+    else:
+        leaves = _leaves(tree, Xa, has_nan)
+        node_pred = (np.argmax(tree.value, axis=1).astype(np.float64) if is_clf
+                     else tree.value[:, 0].copy())
+        base_pred = node_pred[leaves]
+        first = np.empty(tree.node_count, dtype=np.int64)
+    steps = step_arrays(t, Xa.dtype) if _numeric_route(tree, has_nan) else None
+    height = _subtree_heights(tree)
+    base = score(base_pred)
+    pred = np.empty(n)
     out = np.empty((tree.n_features, n_repeats))
-    work = Xa.copy()
     for f in range(tree.n_features):
+        if not fractional:  # only rows whose path reads f, from the first node reading it
+            first_reader(t, f, first)
+            start = first[leaves]
+            rows = np.flatnonzero(start >= 0)
+            starts = start[rows]
         for r in range(n_repeats):
-            work[:, f] = Xa[rng.permutation(n), f]
-            out[f, r] = base - score(work)
-        work[:, f] = Xa[:, f]
+            perm = rng.permutation(n)
+            pred[:] = base_pred
+            col = Xa[perm[rows], f]
+            if steps is not None:
+                permuted_numeric(*steps, height, Xa, f, rows, starts, col, node_pred, pred)
+            else:
+                permuted_predictions(t, Xa, f, rows, starts, col, node_pred, is_clf,
+                                     fractional, pred)
+            out[f, r] = base - score(pred)
     return PermutationImportance(out.mean(axis=1), out.std(axis=1), out)
+
+
+# ---------------------------------------------------------------------- explanations
+
+
+class Condition(NamedTuple):
+    """One step of a row's path: at internal ``node``, the row's ``value`` of feature
+    number ``feature`` (named ``name``) sent it to the left child (``left``) or the
+    right one. ``value`` is a number, a category level, or None when missing (NaN, or
+    a category not seen in training)."""
+
+    node: int
+    feature: int
+    name: str
+    value: object
+    left: bool
+    text: str
+
+
+class Explanation(NamedTuple):
+    """Why a tree predicts what it does for one row (see :func:`explain`).
+
+    ``str()`` reads ``cond; cond; ... -> prediction (n samples, p=...)``.
+    """
+
+    conditions: tuple
+    leaf: int
+    prediction: object
+    proba: object
+    samples: int
+    text: str
+
+    def __str__(self):
+        return self.text
+
+
+def explain(tree, X, *, feature_names=None, class_names=None, decimals=3, _estimator_name=None):
+    """The path of every row of ``X`` as readable conditions, with the prediction.
+
+    Each step states the row's value and the condition it satisfied, worded as
+    :func:`fastdt.export_text` words splits::
+
+        petal length (cm) = 1.4 <= 2.450 -> setosa (50 samples, p=1.00)
+        colour = red in {blue, red}; x = 3.0 > 1.500 -> 2.718 (7 samples)
+
+    A missing value (NaN, or a category unseen in training) says where it went and
+    why: ``age is missing -> left (learned)`` (``missing="learn"``: the side learned
+    in training, or the larger child where training saw no missing value),
+    ``(via surrogate b = 0.3 <= 0.500)`` or ``(majority)`` (``"surrogate"``).
+
+    The path is the one :func:`fastdt.decision_path` (the kernels' routing) gives, so
+    ``leaf`` equals :func:`fastdt.apply`. A ``missing="fractional"`` tree sends a row
+    missing a split's value down both branches; the path then follows the heavier one
+    (as ``apply`` does) and the step says so (``-> both ways (left 60%, right 40%);
+    followed left``), while ``prediction`` and ``proba`` are those of
+    :func:`fastdt.predict`, averaged over every branch taken.
+
+    Parameters
+    ----------
+    tree : Tree or fitted estimator
+    X : array-like or pandas DataFrame of shape (n_samples, n_features)
+        The rows to explain (``X[i:i + 1]`` for one).
+    feature_names, class_names, decimals
+        As :func:`fastdt.export_text`. The row's values are shown with at most
+        ``decimals`` digits after the point, or as many more as it takes for the
+        shown value to satisfy the shown condition.
+
+    Returns
+    -------
+    list of Explanation
+        One per row: ``conditions`` (a tuple of :class:`Condition`, root first),
+        ``leaf``, ``prediction`` (as :func:`fastdt.predict`), ``proba`` (the row of
+        :func:`fastdt.predict_proba`; None for regression), ``samples`` (training
+        rows in the leaf) and ``text`` (also ``str()``).
+
+    Examples
+    --------
+    >>> import fastdt
+    >>> tree = fastdt.fit([[0.0], [1.0], [2.0], [3.0]], ["a", "a", "b", "b"])
+    >>> print(fastdt.explain(tree, [[2.5]], feature_names=["x"])[0])
+    x = 2.5 > 1.500 -> b (2 samples, p=1.00)
+    """
+    from .api import _X_for, _values, decision_path
+    from .export import _options, _split_text
+
+    tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
+    Xa, _ = _X_for(tree, X, _estimator_name)
+    indptr, indices = decision_path(tree, Xa)
+    values = _values(tree, Xa)
+    fractional = tree.params.get("missing") == "fractional"
+    out = []
+    for i in range(Xa.shape[0]):
+        path = indices[indptr[i]:indptr[i + 1]]
+        conditions = []
+        for node, child in zip(path[:-1], path[1:]):
+            went_left = bool(child == tree.left[node])
+            f = int(tree.feature[node])
+            value = _value_of(tree, f, Xa[i, f])
+            if value is None:
+                text = _missing_text(tree, node, names, Xa[i], went_left, fractional, number)
+            else:
+                text = _split_text(tree, node, names, number)[0 if went_left else 1]
+                # "name >  t" is aligned with "name <= t" in export_text; not needed here
+                text = text[len(names[f]):].replace(" >  ", " > ", 1)
+                shown = value if tree.cat_offset[node] >= 0 else _digits(
+                    value, tree.threshold[node], number, went_left, decimals)
+                text = f"{names[f]} = {shown}{text}"
+            conditions.append(Condition(int(node), f, names[f], value, went_left, text))
+        leaf = int(path[-1])
+        if labels is not None:
+            k = int(np.argmax(values[i]))
+            prediction, proba = tree.classes[k], values[i].copy()
+            tail = f"{labels[k]} ({int(tree.n_node_samples[leaf])} samples, p={proba[k]:.2f})"
+        else:
+            prediction, proba = float(values[i, 0]), None
+            tail = f"{number(prediction)} ({int(tree.n_node_samples[leaf])} samples)"
+        text = "; ".join(c.text for c in conditions)
+        text = f"{text} -> {tail}" if text else f"-> {tail}"
+        out.append(Explanation(tuple(conditions), leaf, prediction, proba,
+                               int(tree.n_node_samples[leaf]), text))
+    return out
+
+
+def _digits(v, threshold, number, went_left, decimals):
+    """``v`` with at most ``decimals`` digits after the point, or more where fewer
+    would put it on the wrong side of the threshold as shown (``number``)."""
+    shown_threshold = float(number(threshold)) if np.isfinite(threshold) else threshold
+    for digits in range(int(decimals), 18):
+        text = np.format_float_positional(v, precision=digits, unique=True, trim="0")
+        if (float(text) <= shown_threshold) == went_left:
+            return text
+    return str(v)
+
+
+def _value_of(tree, f, v):
+    """The row's value as shown: a number, a category level, or None when missing."""
+    if np.isnan(v):
+        return None
+    k = int(tree.n_categories[f])
+    if k == 0:
+        return v
+    if not 0 <= v < k:
+        return None
+    return tree.categories[f][int(v)] if tree.categories is not None else int(v)
+
+
+def _missing_text(tree, node, names, x, went_left, fractional, number):
+    f = int(tree.feature[node])
+    what = "is missing" if np.isnan(x[f]) else "has a category unseen in training"
+    side = "left" if went_left else "right"
+    if fractional:
+        w = tree.weighted_n_node_samples
+        share = w[tree.left[node]] / w[node]
+        return (f"{names[f]} {what} -> both ways (left {share:.0%}, right {1 - share:.0%}); "
+                f"followed {side}")
+    s0, s1 = int(tree.surrogate_ptr[node]), int(tree.surrogate_ptr[node + 1])
+    if tree.params.get("missing") != "surrogate":
+        return f"{names[f]} {what} -> {side} (learned)"
+    for s in range(s0, s1):  # the first surrogate the row has decides (kernels._missing_left)
+        g = int(tree.surrogate_feature[s])
+        if not np.isnan(x[g]):
+            le = x[g] <= tree.surrogate_threshold[s]
+            op = "<=" if le else ">"
+            return (f"{names[f]} {what} -> {side} (via surrogate {names[g]} = {x[g]} {op} "
+                    f"{number(tree.surrogate_threshold[s])})")
+    return f"{names[f]} {what} -> {side} (majority)"

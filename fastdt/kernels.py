@@ -29,7 +29,7 @@ Only the batch kernels (``*_batch``) are parallel (``prange`` over rows).
 import numpy as np
 from numba import prange
 
-from ._config import JIT, LEAF, PJIT
+from ._config import INLINE, JIT, LEAF, PJIT
 
 
 @JIT
@@ -210,16 +210,60 @@ def apply_numeric_batch(packed, thresholds, n_steps, X, out):
         out[i] = k
 
 
-@PJIT
-def value_fractional_batch(t, X, out):
-    """Predictions of a ``missing="fractional"`` tree (C4.5), parallel over rows.
+@INLINE
+def fractional_values(t, x, s_node, s_w, out):
+    """Prediction of one row ``x`` of a ``missing="fractional"`` tree, into ``out``.
 
     A row missing the value of a node's feature (NaN, or a category code outside
     ``[0, n_categories)``) goes down both children, with the weights
     ``weighted_n_node_samples[child] / weighted_n_node_samples[node]``: the share of
-    the training weight each child received. ``out[i]`` is the weighted mean of the
+    the training weight each child received. ``out`` becomes the weighted mean of the
     values of the leaves the row reaches (one leaf, with weight 1, for a row missing
     nothing on its path).
+
+    Parameters
+    ----------
+    t : TreeArrays
+    x : float32 or float64 [n_features]
+    s_node : int64 [depth.max() + 2], s_w : float64 [same]
+        Scratch: the stack of pending right branches (one per level at most).
+    out : float64 [n_values]
+        Output.
+    """
+    out[:] = 0.0
+    s_node[0] = 0
+    s_w[0] = 1.0
+    top = 1
+    while top > 0:
+        top -= 1
+        node = s_node[top]
+        w = s_w[top]
+        while t.left[node] != LEAF:
+            f = t.feature[node]
+            v = x[f]
+            missing = np.isnan(v) or (
+                t.cat_offset[node] >= 0 and (v < 0 or v >= t.n_categories[f]))
+            if missing:
+                wn = t.weighted_n_node_samples[node]
+                lc = t.left[node]
+                rc = t.right[node]
+                s_node[top] = rc
+                s_w[top] = w * (t.weighted_n_node_samples[rc] / wn)
+                top += 1
+                w = w * (t.weighted_n_node_samples[lc] / wn)
+                node = lc
+            elif go_left(t, node, x):
+                node = t.left[node]
+            else:
+                node = t.right[node]
+        for c in range(out.shape[0]):
+            out[c] += w * t.value[node, c]
+
+
+@PJIT
+def value_fractional_batch(t, X, out):
+    """Predictions of a ``missing="fractional"`` tree (C4.5), parallel over rows: row
+    ``i`` as :func:`fractional_values` into ``out[i]``.
 
     Parameters
     ----------
@@ -234,32 +278,4 @@ def value_fractional_batch(t, X, out):
         s_node = np.empty(size, dtype=np.int64)
         s_w = np.empty(size)
         for i in range(blk * block, min(n, (blk + 1) * block)):
-            x = X[i]
-            out[i, :] = 0.0
-            s_node[0] = 0
-            s_w[0] = 1.0
-            top = 1
-            while top > 0:
-                top -= 1
-                node = s_node[top]
-                w = s_w[top]
-                while t.left[node] != LEAF:
-                    f = t.feature[node]
-                    v = x[f]
-                    missing = np.isnan(v) or (
-                        t.cat_offset[node] >= 0 and (v < 0 or v >= t.n_categories[f]))
-                    if missing:
-                        wn = t.weighted_n_node_samples[node]
-                        lc = t.left[node]
-                        rc = t.right[node]
-                        s_node[top] = rc
-                        s_w[top] = w * (t.weighted_n_node_samples[rc] / wn)
-                        top += 1
-                        w = w * (t.weighted_n_node_samples[lc] / wn)
-                        node = lc
-                    elif go_left(t, node, x):
-                        node = t.left[node]
-                    else:
-                        node = t.right[node]
-                for c in range(out.shape[1]):
-                    out[i, c] += w * t.value[node, c]
+            fractional_values(t, X[i], s_node, s_w, out[i])

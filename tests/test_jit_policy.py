@@ -60,7 +60,10 @@ def test_signature_count():
 
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         pytest.skip("JIT disabled")
-    from fastdt import _binning, _exact, _grow, _hist, _hist_scan, _missing, _validate, kernels
+    from fastdt import (
+        _binning, _exact, _grow, _hist, _hist_scan, _missing, _permute, _validate, kernels,
+    )
+    from fastdt.inspection import permutation_importance
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
@@ -73,6 +76,9 @@ def test_signature_count():
             t = fastdt.fit(X.astype(dtype), y, sample_weight=weights, max_depth=3)
             fastdt.predict_proba(t, X.astype(dtype))
             fastdt.decision_path(t, X.astype(dtype))
+            permutation_importance(t, X.astype(dtype), y, n_repeats=1, sample_weight=weights)
+            tc = fastdt.fit(Xc.astype(dtype), y, max_depth=3, categorical_features=[2])
+            permutation_importance(tc, Xc.astype(dtype), y, n_repeats=1)
             fastdt.fit(X.astype(dtype), X[:, 1], max_depth=3, max_leaf_nodes=4)
             for splitter_params in ({"max_bins": 16}, {"max_bins": 300}):  # uint8, uint16
                 fastdt.fit(X.astype(dtype), y, sample_weight=weights, max_depth=3,
@@ -90,7 +96,8 @@ def test_signature_count():
     # grow the driver's three node tables (int64, float64, uint64 category bitsets), and
     # the presorted layout's rows (int32 ids, X's dtype, float64): three at most each
     per_table = {"_resize2", "_resize_cols"}
-    for mod in (_binning, _exact, _grow, _hist, _hist_scan, _missing, _validate, kernels):
+    for mod in (_binning, _exact, _grow, _hist, _hist_scan, _missing, _permute, _validate,
+                kernels):
         for name in dir(mod):
             k = getattr(mod, name)
             if name in user_facing:
