@@ -8,6 +8,7 @@ from .api import (
 from .export import export_graphviz, export_mermaid, export_text, to_dict
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .tree import Tree, TreeArrays, load
+from . import rules
 
 __version__ = "0.1.0"
 
@@ -15,6 +16,6 @@ __all__ = [
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
     "apply", "cost_complexity_pruning_path", "decision_path", "export_graphviz",
     "export_mermaid", "export_text", "fit", "load", "predict", "predict_proba", "prune",
-    "to_dict",
+    "rules", "to_dict",
     "__version__",
 ]
