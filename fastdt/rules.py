@@ -34,7 +34,8 @@ import numpy as np
 from . import _input
 from ._config import CODE_DTYPE, LEAF
 from ._rules import (
-    PESSIMISTIC, VALIDATION, RuleArrays, c45_added_errors, match_batch, prune_rules,
+    PESSIMISTIC, VALIDATION, RuleArrays, c45_added_errors, condition_bits, match_batch,
+    prune_rules,
 )
 from .export import _feature_names, _left_categories, _tree_of
 
@@ -164,7 +165,10 @@ def extract(tree, *, feature_names=None, simplify=True):
         and ``x <= 3`` become ``x <= 3`` (likewise for ``>``), and the category sets of
         one feature become one set, written as ``in`` or ``not in``, whichever lists
         fewer categories. A missing value satisfies a merged condition iff it
-        satisfied every merged one, so the rule covers exactly the same rows.
+        satisfied every merged one. ``x is present`` is dropped next to a condition
+        on ``x`` that a missing value fails, and the conditions on ``x`` that a
+        missing value satisfies next to ``x is missing``. The rule covers exactly the
+        same rows.
 
     Returns
     -------
@@ -183,15 +187,22 @@ def extract(tree, *, feature_names=None, simplify=True):
     names = _feature_names(tree, feature_names)
     classification = tree.task == "classification"
     rules = []
-    stack = [(0, ())]
+    merged = _Merger(tree, names) if simplify else None
+    # (node, conditions so far): a tuple of Conditions, or, when simplifying, a dict
+    # {(feature, "<=" | ">" | "cat"): merged state} in order of first occurrence
+    stack = [(0, {} if simplify else ())]
     while stack:  # explicit stack: any depth
         node, path = stack.pop()
         if tree.left[node] != LEAF:
             left, right = _node_conditions(tree, node, names)
-            stack.append((int(tree.right[node]), path + (right,)))
-            stack.append((int(tree.left[node]), path + (left,)))
+            if simplify:
+                stack.append((int(tree.right[node]), merged.add(path, right)))
+                stack.append((int(tree.left[node]), merged.add(path, left)))
+            else:
+                stack.append((int(tree.right[node]), path + (right,)))
+                stack.append((int(tree.left[node]), path + (left,)))
             continue
-        conditions = _simplify(tree, path) if simplify else path
+        conditions = merged.conditions(path) if simplify else path
         support = int(tree.n_node_samples[node])
         if classification:
             k = int(np.argmax(tree.value[node]))
@@ -222,41 +233,85 @@ def _node_conditions(tree, node, names):
             Condition(f, names[f], ">", t, missing=not left_missing))
 
 
-def _simplify(tree, path):
-    """Merge the conditions of ``path`` on the same feature (and, for numeric
-    features, the same direction), each at the place of its first occurrence."""
-    out = []
-    where = {}
-    allowed = {}  # categorical feature -> (set of codes satisfying every condition)
-    for c in path:
-        key = (c.feature, "cat" if c.is_categorical else c.op)
+class _Merger:
+    """Merges the conditions of a path on one feature (C4.5's simplification).
+
+    A path's state maps ``(feature, op)`` (``op`` one of ``"<="``, ``">"``, ``"cat"``)
+    to ``(bound, missing, source)``: the tightest threshold, or the frozenset of the
+    category codes every condition allows; whether a missing value satisfies every
+    condition; and the Condition itself while only one was seen (reused as it is, so
+    that rules share their ancestors' conditions). Merged conditions are made once per
+    distinct value and shared too.
+    """
+
+    def __init__(self, tree, names):
+        self.tree = tree
+        self.names = names
+        self.made = {}
+
+    def add(self, state, c):
+        state = dict(state)
         if c.is_categorical:
-            k = int(tree.n_categories[c.feature])
-            ok = set(c.codes) if c.op == "in" else set(range(k)) - set(c.codes)
-            allowed[c.feature] = allowed.get(c.feature, ok) & ok
-        if key not in where:
-            where[key] = len(out)
-            out.append(c)
-            continue
-        old = out[where[key]]
-        merged = old.missing and c.missing
-        if c.is_categorical:
-            out[where[key]] = replace(old, missing=merged)
+            key = (c.feature, "cat")
+            k = int(self.tree.n_categories[c.feature])
+            ok = frozenset(c.codes) if c.op == "in" else frozenset(range(k)).difference(c.codes)
+        else:
+            key = (c.feature, c.op)
+            ok = c.threshold
+        old = state.get(key)
+        if old is None:
+            state[key] = (ok, c.missing, c)
+        elif c.is_categorical:
+            state[key] = (old[0] & ok, old[1] and c.missing, None)
         else:
             pick = min if c.op == "<=" else max
-            out[where[key]] = replace(old, threshold=pick(old.threshold, c.threshold),
-                                      missing=merged)
-    for i, c in enumerate(out):
-        if c.is_categorical:
-            ok = sorted(allowed[c.feature])
-            k = int(tree.n_categories[c.feature])
-            if 2 * len(ok) <= k:
-                op, codes = "in", tuple(ok)
+            state[key] = (pick(old[0], ok), old[1] and c.missing, None)
+        return state
+
+    def conditions(self, state):
+        # "x is present" (<= inf, not missing) is implied by any other condition on x
+        # that a missing value fails; "x is missing" (> inf, missing) implies every
+        # condition on x that a missing value satisfies: both redundant ones go
+        present, absent, excludes_missing = set(), set(), set()
+        for (f, op), (bound, missing, _) in state.items():
+            if bound == math.inf and op == "<=" and not missing:
+                present.add(f)
+            elif bound == math.inf and op == ">" and missing:
+                absent.add(f)
+            elif not missing:
+                excludes_missing.add(f)
+        out = []
+        for (f, op), (bound, missing, source) in state.items():
+            if f in absent and missing and not (op == ">" and bound == math.inf):
+                continue
+            if f in present and f in excludes_missing and op == "<=" and bound == math.inf:
+                continue
+            if op == "cat":
+                k = int(self.tree.n_categories[f])
+                if 2 * len(bound) <= k:
+                    op, codes = "in", tuple(sorted(bound))
+                else:
+                    op, codes = "not in", tuple(sorted(frozenset(range(k)) - bound))
+                if source is not None and source.op == op and source.codes == codes:
+                    out.append(source)
+                    continue
+                key = (f, op, codes, missing)
+            elif source is not None:
+                out.append(source)
+                continue
             else:
-                op, codes = "not in", tuple(sorted(set(range(k)) - set(ok)))
-            out[i] = replace(c, op=op, codes=codes,
-                             categories=_levels(tree, c.feature, codes))
-    return tuple(out)
+                key = (f, op, bound, missing)
+            c = self.made.get(key)
+            if c is None:
+                name = self.names[f]
+                if op in ("in", "not in"):
+                    c = Condition(f, name, op, None, codes, _levels(self.tree, f, codes),
+                                  missing)
+                else:
+                    c = Condition(f, name, op, bound, missing=missing)
+                self.made[key] = c
+            out.append(c)
+        return tuple(out)
 
 
 # ---------------------------------------------------------------------- the estimate
@@ -472,6 +527,12 @@ class RuleList:
         The rules' ``confidence`` and ``support`` become their accuracy on, and the
         number of rows covered among, ``X``.
 
+        Cost: two ``@njit`` kernels. The first evaluates each distinct condition once
+        on every row, into bitsets (``n_distinct_conditions * n_rows / 8`` bytes); the
+        second runs the greedy removal of every rule on them, 64 rows per word
+        operation (``O(k^2 n_rows / 64)`` for a rule of ``k`` conditions). Pruning the ~900 rules of an unpruned tree on 5,000 Adult rows
+        takes tens of milliseconds.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
@@ -502,12 +563,17 @@ class RuleList:
         codes = _y_codes(self.classes, y, Xa.shape[0])
         r = self.arrays
         n_rules = len(self.rules)
+        n_words = (Xa.shape[0] + 63) // 64
+        bits = np.empty((r.cond_feature.shape[0], n_words), dtype=np.uint64)
+        condition_bits(r, np.ascontiguousarray(Xa.T), bits)
+        class_bits = _class_bits(codes, len(self.classes), n_words)
         keep = np.empty(self.n_conditions, dtype=np.uint8)
         covered = np.empty(n_rules, dtype=np.int64)
         correct = np.empty(n_rules, dtype=np.int64)
         estimate = np.empty(n_rules, dtype=np.float64)
-        prune_rules(r, Xa, codes, _METHODS[method], cf, c45_coefficient(cf), keep, covered,
-                    correct, estimate)
+        cover = np.empty((n_rules, n_words), dtype=np.uint64)
+        prune_rules(r, bits, class_bits, Xa.shape[0], _METHODS[method], cf, c45_coefficient(cf),
+                    keep, covered, correct, estimate, cover)
 
         n = codes.shape[0]
         counts = np.bincount(codes, minlength=len(self.classes))
@@ -529,17 +595,18 @@ class RuleList:
                                    support=int(covered[q]))))
         useful.sort(key=lambda item: item[:3])
         rules, estimates, seen = [], [], set()
-        for neg_est, _, _, rule in useful:
+        anyone = np.zeros(n_words, dtype=np.uint64)  # rows covered by a kept rule
+        for neg_est, _, q, rule in useful:
             if rule.conditions not in seen:
                 seen.add(rule.conditions)
                 rules.append(rule)
                 estimates.append(-neg_est)
-        out = RuleList(rules, self.classes[0], self._tree, estimates=estimates, method=method)
-        rest = codes[out._match(Xa) < 0]
+                anyone |= cover[q]
+        covered_rows = np.unpackbits(anyone.astype("<u8").view(np.uint8), bitorder="little")[:n] == 1
+        rest = codes[~covered_rows]
         left = np.bincount(rest if rest.shape[0] else codes, minlength=len(self.classes))
-        out._default = int(np.argmax(left))
-        out.default = self.classes[out._default]
-        return out
+        return RuleList(rules, self.classes[int(np.argmax(left))], self._tree,
+                        estimates=estimates, method=method)
 
 
 def _class_index(classes, label, what):
@@ -569,58 +636,82 @@ def _y_codes(classes, y, n):
     return pos.astype(CODE_DTYPE)
 
 
+def _class_bits(codes, n_classes, n_words):
+    """``out[k]``: the rows of class ``k`` as a bitset (bit ``i & 63`` of word ``i >> 6``)."""
+    padded = np.zeros(n_words * 64, dtype=bool)
+    out = np.empty((n_classes, n_words), dtype=np.uint64)
+    for k in range(n_classes):
+        padded[:codes.shape[0]] = codes == k
+        out[k] = np.packbits(padded, bitorder="little").view("<u8")
+    return out
+
+
 def _encode(rules, tree):
     """The flat encoding (:class:`RuleArrays`) of ``rules``, validated against ``tree``
-    (numba checks no bounds: nothing out of range may reach the kernels)."""
+    (numba checks no bounds: nothing out of range may reach the kernels).
+
+    Conditions are entered in the table once per object (the rules of one tree share
+    their ancestors' Condition objects)."""
     n_classes = tree.classes.shape[0]
     ncat = tree.n_categories
+    table = {}  # id(condition) -> row of the table
+    conditions = []
     ptr = [0]
-    feature, threshold, le, missing, offset, words = [], [], [], [], [], []
-    rule_class = []
-    pos = 0
+    rule_cond, rule_class = [], []
     for i, rule in enumerate(rules):
         if not isinstance(rule, Rule):
             raise TypeError(f"rules[{i}] is a {type(rule).__name__}, not a Rule")
         k = rule.class_index
-        if not (0 <= k < n_classes):
+        if not (_input._is_int(k) and 0 <= k < n_classes):
             raise ValueError(f"rules[{i}]: class_index={k!r} is not a class of the tree")
         rule_class.append(k)
         for c in rule.conditions:
-            f = c.feature
-            if not (isinstance(c, Condition) and _input._is_int(f) and 0 <= f < tree.n_features):
-                raise ValueError(f"rules[{i}]: {c!r} is not a condition on a feature of the tree")
-            if c.is_categorical != (ncat[f] > 0) or not (c.is_categorical or c.op in ("<=", ">")):
-                raise ValueError(f"rules[{i}]: {c!r} does not fit feature {f}")
-            feature.append(f)
-            missing.append(bool(c.missing))
-            if c.is_categorical:
-                n_words = (int(ncat[f]) + 63) // 64
-                bits = np.zeros(n_words, dtype=np.uint64)
-                for code in c.codes:
-                    if not (_input._is_int(code) and 0 <= code < ncat[f]):
-                        raise ValueError(f"rules[{i}]: category code {code!r} out of range")
-                    bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
-                threshold.append(np.nan)
-                le.append(c.op == "in")
-                offset.append(pos)
-                words.append(bits)
-                pos += n_words
-            else:
-                t = float(c.threshold) if _input._is_real(c.threshold) else math.nan
-                if math.isnan(t):
-                    raise ValueError(f"rules[{i}]: {c!r} needs a numeric threshold")
-                threshold.append(t)
-                le.append(c.op == "<=")
-                offset.append(-1)
-        ptr.append(len(feature))
+            row = table.get(id(c))
+            if row is None:
+                _check_condition(c, tree, i)
+                row = table[id(c)] = len(conditions)
+                conditions.append(c)
+            rule_cond.append(row)
+        ptr.append(len(rule_cond))
+    offset, words, pos = [], [], 0
+    for c in conditions:
+        if c.is_categorical:
+            n_words = (int(ncat[c.feature]) + 63) // 64
+            mask = sum(1 << code for code in set(c.codes))
+            words.extend((mask >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for w in range(n_words))
+            offset.append(pos)
+            pos += n_words
+        else:
+            offset.append(-1)
     return RuleArrays(
         rule_ptr=np.array(ptr, dtype=np.int64),
+        rule_cond=np.array(rule_cond, dtype=np.int64),
         rule_class=np.array(rule_class, dtype=CODE_DTYPE),
-        cond_feature=np.array(feature, dtype=np.int32),
-        cond_threshold=np.array(threshold, dtype=np.float64),
-        cond_le=np.array(le, dtype=np.uint8),
-        cond_missing=np.array(missing, dtype=np.uint8),
+        cond_feature=np.array([c.feature for c in conditions], dtype=np.int32),
+        cond_threshold=np.array([math.nan if c.is_categorical else c.threshold
+                                 for c in conditions], dtype=np.float64),
+        cond_le=np.array([c.op in ("<=", "in") for c in conditions], dtype=np.uint8),
+        cond_missing=np.array([bool(c.missing) for c in conditions], dtype=np.uint8),
         cond_cat_offset=np.array(offset, dtype=np.int64),
-        cat_bitsets=(np.concatenate(words) if words else np.zeros(0, dtype=np.uint64)),
+        cat_bitsets=np.array(words, dtype=np.uint64),
         n_categories=np.ascontiguousarray(ncat, dtype=np.int32),
     )
+
+
+def _check_condition(c, tree, i):
+    if not isinstance(c, Condition):
+        raise TypeError(f"rules[{i}]: {c!r} is not a Condition")
+    f = c.feature
+    if not (_input._is_int(f) and 0 <= f < tree.n_features):
+        raise ValueError(f"rules[{i}]: {c!r} is not a condition on a feature of the tree")
+    ncat = int(tree.n_categories[f])
+    if c.is_categorical:
+        if ncat == 0:
+            raise ValueError(f"rules[{i}]: {c!r} does not fit numeric feature {f}")
+        if not all(_input._is_int(code) and 0 <= code < ncat for code in c.codes):
+            raise ValueError(f"rules[{i}]: {c!r} has category codes out of range")
+    else:
+        if c.op not in ("<=", ">") or ncat > 0:
+            raise ValueError(f"rules[{i}]: {c!r} does not fit feature {f}")
+        if not (_input._is_real(c.threshold) and not math.isnan(c.threshold)):
+            raise ValueError(f"rules[{i}]: {c!r} needs a numeric threshold")

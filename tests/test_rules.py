@@ -121,6 +121,21 @@ def test_categorical_conditions_merge_into_one_set():
         assert rl.apply(codes).tolist() == [0, 1, 2, 2, 2, 2]
 
 
+def test_present_is_dropped_where_another_condition_excludes_missing_values():
+    # x is present (missing right) -> [x <= 2 (missing left) -> 0 | 1] | 0
+    tree = hand_tree(
+        feature=[0, 0, -1, -1, -1], threshold=[np.inf, 2.0, NAN, NAN, NAN],
+        left=[1, 3, -1, -1, -1],
+        value=[[0.5, 0.5], [0.5, 0.5], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
+        samples=[6, 4, 2, 2, 2], missing_go_left=[0, 1, 0, 0, 0])
+    assert [str(r).split(" THEN")[0] for r in extract(tree)] == [
+        "IF x <= 2.000", "IF x > 2.000", "IF x is missing"]
+    assert [str(r).split(" THEN")[0] for r in extract(tree, simplify=False)] == [
+        "IF x is present AND x <= 2.000", "IF x is present AND x > 2.000", "IF x is missing"]
+    X = np.array([[1.0], [3.0], [NAN]])
+    assert RuleList.from_tree(tree).predict(X).tolist() == fastdt.predict(tree, X).tolist()
+
+
 def test_extract_regression_and_single_leaf():
     X = np.arange(8, dtype=float)[:, None]
     tree = fastdt.fit(X, np.array([1.0, 1, 1, 1, 5, 5, 5, 5]))
@@ -369,6 +384,58 @@ def test_pruning_never_lowers_a_kept_rules_accuracy(rng):
     assert isinstance(pruned.prune(Xv, yv), RuleList)
 
 
+def reference_prune(rl, tree, X, y, method):
+    """The greedy removal and the predictive-value filter, by brute force: every
+    candidate's coverage recomputed from the conditions. ``{leaf: conditions}`` of the
+    rules kept."""
+    n = len(y)
+    counts = np.bincount(y, minlength=len(rl.classes))
+    kept = {}
+    for rule in rl:
+        k = rule.class_index
+
+        def stats(conds):
+            cov = [all(python_holds(c, tree, x) for c in conds) for x in X]
+            return sum(cov), sum(1 for ok, yi in zip(cov, y) if ok and yi == k)
+
+        def est(cov, cor):
+            if method == "validation":
+                return cor / cov
+            return 1 - pessimistic_error(cov - cor, cov)
+
+        conds = list(rule.conditions)
+        cov, cor = stats(conds)
+        while conds and cov > 0:
+            options = []
+            for t in range(len(conds)):
+                cv, cr = stats(conds[:t] + conds[t + 1:])
+                options.append((est(cv, cr), -t, cv, cr))
+            best = max(options)
+            if best[0] < est(cov, cor):
+                break
+            del conds[-best[1]]
+            cov, cor = best[2], best[3]
+        if cov > 0 and (cor * n > counts[k] * cov if method == "validation"
+                        else est(cov, cor) > counts[k] / n):
+            kept[rule.leaf] = tuple(conds)
+    return kept
+
+
+@pytest.mark.parametrize("method", ["validation", "pessimistic"])
+def test_pruning_equals_a_brute_force_reference(method):
+    rng = np.random.default_rng(7)
+    X, y = random_table(rng, 400)
+    tree = fastdt.fit(X[:200], y[:200], categorical_features=[2], min_samples_leaf=2)
+    rl = RuleList.from_tree(tree)
+    Xp, yp = (X[200:], y[200:]) if method == "validation" else (X[:200], y[:200])
+    pruned = rl.prune(Xp, yp, method=method)
+    expected = reference_prune(rl, tree, Xp, yp, method)
+    assert {r.leaf: r.conditions for r in pruned}.items() <= expected.items()
+    shown = {r.conditions for r in pruned}
+    assert all(conds in shown for conds in expected.values())  # the rest: duplicates
+    assert len(pruned) < len(rl)
+
+
 # ---------------------------------------------------------------------- errors, printing
 
 
@@ -444,6 +511,7 @@ def test_signature_count(rng):
 # ---------------------------------------------------------------------- real data
 
 
+@pytest.mark.slow
 def test_adult_pruning_keeps_accuracy_and_shrinks_the_list(datasets_dir):
     pytest.importorskip("pandas")
     from fastdt.datasets import load_adult_frame
