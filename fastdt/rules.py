@@ -485,6 +485,8 @@ class RuleList:
 
     def _predict_codes(self, Xa):
         idx = self._match(Xa)
+        if not self.rules:  # every row gets the default class
+            return np.full(idx.shape[0], self._default, dtype=CODE_DTYPE)
         return np.where(idx >= 0, self.arrays.rule_class[np.maximum(idx, 0)], self._default)
 
     def predict(self, X):

@@ -312,6 +312,18 @@ def test_default_class_is_the_majority_of_uncovered_rows(two_features):
     assert pruned.predict(np.array([[0.0, 0.0], [2.0, 0.0]])).tolist() == [1, 0]
 
 
+def test_a_list_of_no_rules_predicts_its_default_class():
+    X = np.arange(6, dtype=float)[:, None]
+    single = fastdt.fit(X, [0, 0, 0, 0, 1, 1], min_samples_split=100)
+    rl = RuleList.from_tree(single)
+    assert len(rl) == 1 and rl[0].conditions == ()
+    # IF TRUE THEN 0 is right on 3 of 5 rows: no better than the frequency of 0
+    pruned = rl.prune(X[:5], [0, 1, 1, 0, 0])
+    assert len(pruned) == 0 and pruned.n_conditions == 0 and pruned.default == 0
+    assert pruned.predict(X).tolist() == [0] * 6 and pruned.apply(X).tolist() == [-1] * 6
+    assert str(pruned) == "   DEFAULT class = 0\n"
+
+
 def c45_reference(e, n, cf=0.25):
     """C4.5's AddErrs transcribed independently (z = 0.6925 for CF = 0.25)."""
     z2 = 0.6925 ** 2
