@@ -33,7 +33,22 @@ import numpy as np
 SIZES = (25, 50, 100, 250, 500, 1000, 2500, 5000)
 
 
-def _load():
+def run(X, y, sizes=SIZES, seeds=10, criterion="gain_ratio", progress=False):
+    """``[(n, {measure: [value per seed]})]`` for every training size ``n``: test
+    accuracy before (``before``) and after pruning (``val``, ``pes``), pruning seconds
+    (``t_val``, ``t_pes``), rules and conditions before and after."""
+    _one(X, y, 200, 12345, criterion)  # compile (or load) every kernel once
+    rows = []
+    for n in sizes:
+        res = [_one(X, y, n, seed, criterion) for seed in range(seeds)]
+        rows.append((n, {k: [r[k] for r in res] for k in res[0]}))
+        if progress:
+            print(f"n={n}: done", file=sys.stderr, flush=True)
+    return rows
+
+
+def load():
+    """Adult, train and test files pooled: ``(X DataFrame, y int64)``."""
     import pandas as pd
 
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -102,14 +117,8 @@ def main(argv=None):
     parser.add_argument("--criterion", default="gain_ratio")
     args = parser.parse_args(argv)
 
-    X, y = _load()
-    _one(X, y, 200, 12345, args.criterion)  # compile (or load) every kernel once
-    rows = []
-    for n in args.sizes:
-        res = [_one(X, y, n, seed, args.criterion) for seed in range(args.seeds)]
-        col = {k: [r[k] for r in res] for k in res[0]}
-        rows.append((n, col))
-        print(f"n={n}: done", file=sys.stderr, flush=True)
+    X, y = load()
+    rows = run(X, y, args.sizes, args.seeds, args.criterion, progress=True)
 
     print(f"Adult (train + test pooled, {y.shape[0]} rows), criterion={args.criterion!r}, "
           f"{args.seeds} seeds; accuracy on 3n/4 test rows in %, times in ms, "

@@ -207,8 +207,15 @@ def _split_text(tree, node, names, number, show_missing=False):
     if tree.cat_offset[node] >= 0:
         levels = tree.categories[f] if tree.categories is not None else None
         codes = _left_categories(tree, node, f)
-        listed = "{" + ", ".join(str(levels[c] if levels else c) for c in codes) + "}"
-        left, right = f"{name} in {listed}", f"{name} not in {listed}"
+        if len(codes) == 0 or len(codes) == tree.n_categories[f]:
+            # no category goes left (only missing values do), or every one does
+            left, right = f"{name} is missing", f"{name} is present"
+            if len(codes):
+                left, right = right, left
+            show_missing = False  # says it already
+        else:
+            listed = "{" + ", ".join(str(levels[c] if levels else c) for c in codes) + "}"
+            left, right = f"{name} in {listed}", f"{name} not in {listed}"
     elif tree.threshold[node] == np.inf:
         left, right = f"{name} is present", f"{name} is missing"
         show_missing = False  # says it already
@@ -261,7 +268,7 @@ def _node_lines(tree, node, names, labels, number, show_missing, impurity=False)
     parts.append(f"samples = {int(tree.n_node_samples[node])}")
     value = ", ".join(number(v) for v in tree.value[node])
     parts.append(f"value = [{value}]")
-    if tree.left[node] == LEAF or labels is not None:
+    if tree.task == "classification":  # a regression value is the line above
         parts.append(_leaf_text(tree, node, labels, number).replace(": ", " = "))
     return parts
 

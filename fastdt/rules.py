@@ -86,7 +86,11 @@ class Condition:
 
     def to_text(self, decimals=3, show_missing=False):
         """The condition in words, as :func:`fastdt.export_text` writes splits."""
-        if self.is_categorical:
+        if self.is_categorical and not self.codes and (self.op == "in") == self.missing:
+            # the empty set: "in {} or missing" / "not in {}, not missing"
+            text = f"{self.name} is {'missing' if self.missing else 'present'}"
+            show_missing = False  # says it already
+        elif self.is_categorical:
             text = f"{self.name} {self.op} {{{', '.join(str(c) for c in self.categories)}}}"
         elif self.threshold == math.inf:
             text = f"{self.name} is {'present' if self.op == '<=' else 'missing'}"

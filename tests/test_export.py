@@ -261,3 +261,21 @@ def test_export_graphviz_dot():
     assert '0 -> 1 [label="True"] ;' in text and '0 -> 2 [label="False"] ;' in text
     assert 'label="legs <= 3.000\\nsamples = 6' in text
     assert text.count(" -> ") == 4
+
+
+def test_missing_only_categorical_split_reads_is_missing():
+    """A categorical split that sends no category left (only the missing rows) is a
+    missing-versus-present split, and every export says so."""
+    pd = pytest.importorskip("pandas")
+    from fastdt.rules import extract
+
+    rng = np.random.default_rng(0)
+    deck = pd.Series(rng.choice(list("ABC"), 400), dtype="category").mask(rng.random(400) < 0.6)
+    y = np.where(deck.isna(), rng.random(400) < 0.2, rng.random(400) < 0.8).astype(int)
+    tree = fastdt.fit(pd.DataFrame({"deck": deck}), y, max_depth=1)
+    assert tree.cat_offset[0] >= 0
+    text = fastdt.export_text(tree, show_missing=True)
+    assert "deck is missing" in text and "deck is present" in text and "{}" not in text
+    assert "{}" not in fastdt.export_graphviz(tree) + fastdt.export_mermaid(tree)
+    rules = "\n".join(str(r) for r in extract(tree))
+    assert "deck is missing" in rules and "deck is present" in rules and "{}" not in rules
