@@ -295,6 +295,27 @@ def check_y_classification(y, n):
     return classes, codes.astype(CODE_DTYPE).ravel()
 
 
+def class_codes(classes, y, n):
+    """Labels ``y`` as codes (int32) into a fitted tree's ``classes``; every label must
+    be one of them (a label of another type never is)."""
+    if y is None:
+        raise ValueError("y is None; labels are needed")
+    y = _column_y(y, n)
+    try:
+        pos = np.searchsorted(classes, y)
+        pos = np.minimum(pos, classes.shape[0] - 1)
+        ok = classes[pos] == y
+    except (TypeError, ValueError):  # labels of another type than the classes
+        ok = np.zeros(y.shape[0], dtype=bool)
+        pos = None
+    ok = np.asarray(ok, dtype=bool)
+    if ok.shape != y.shape or not ok.all():
+        bad = np.unique((y if ok.shape != y.shape else y[~ok]).astype(str))[:5].tolist()
+        raise ValueError(f"y has labels the tree was not fitted on (not classes of the "
+                         f"tree): {bad} (classes: {classes.tolist()})")
+    return pos.astype(CODE_DTYPE)
+
+
 def check_y_regression(y, n, criterion_code=None):
     if y is None:
         raise ValueError("y is None; a regressor requires y to be passed")

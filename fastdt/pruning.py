@@ -254,17 +254,6 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
 # ----------------------------------------------------------------- reduced error
 
 
-def _class_codes(tree, y, n):
-    """Validation labels as indices into ``tree.classes`` (float64)."""
-    classes, codes = _input.check_y_classification(y, n)
-    index = np.searchsorted(tree.classes, classes)
-    index = np.minimum(index, len(tree.classes) - 1)
-    unknown = tree.classes[index] != classes
-    if np.any(unknown):
-        raise ValueError(f"y has labels the tree was not fitted on: {list(classes[unknown])}")
-    return index[codes].astype(np.float64)
-
-
 def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
     """Reduced-error pruning (Quinlan 1987) on a validation set.
 
@@ -299,7 +288,7 @@ def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
         raise ValueError("prune_reduced_error cannot score missing='fractional' trees on "
                          "rows with missing values (they are predicted down both branches)")
     if is_clf:
-        target = _class_codes(tree, y_val, n)
+        target = _input.class_codes(tree.classes, y_val, n).astype(np.float64)
         node_pred = np.argmax(tree.value, axis=1).astype(np.float64)
     else:
         target = _input.check_y_regression(y_val, n)

@@ -505,7 +505,7 @@ class RuleList:
         from .api import _X_for
 
         Xa = _X_for(self._tree, X)[0]
-        codes = _y_codes(self.classes, y, Xa.shape[0])
+        codes = _input.class_codes(self.classes, y, Xa.shape[0])
         return float(np.mean(self._predict_codes(Xa) == codes))
 
     # -------------------------------------------------------------- pruning
@@ -566,7 +566,7 @@ class RuleList:
                              f"{sorted(_METHODS)}")
         cf = _check_confidence(confidence)
         Xa = _X_for(self._tree, X)[0]
-        codes = _y_codes(self.classes, y, Xa.shape[0])
+        codes = _input.class_codes(self.classes, y, Xa.shape[0])
         r = self.arrays
         n_rules = len(self.rules)
         n_words = (Xa.shape[0] + 63) // 64
@@ -620,26 +620,6 @@ def _class_index(classes, label, what):
         if type(c) is type(getattr(label, "item", lambda: label)()) and c == label:
             return i
     raise ValueError(f"{what}={label!r} is not one of the tree's classes {classes.tolist()}")
-
-
-def _y_codes(classes, y, n):
-    """Labels -> class codes (int32) of ``classes``; every label must be a class."""
-    if y is None:
-        raise ValueError("y is None; rule pruning and scoring need labels")
-    y = _input._column_y(y, n)
-    try:
-        pos = np.searchsorted(classes, y)
-        pos = np.minimum(pos, classes.shape[0] - 1)
-        ok = classes[pos] == y
-    except (TypeError, ValueError):  # labels of another type than the classes
-        ok = np.zeros(y.shape[0], dtype=bool)
-        pos = None
-    ok = np.asarray(ok, dtype=bool)
-    if ok.shape != y.shape or not ok.all():
-        bad = np.unique((y if ok.shape != y.shape else y[~ok]).astype(str))[:5].tolist()
-        raise ValueError(f"y has labels that are not classes of the tree: {bad} "
-                         f"(classes: {classes.tolist()})")
-    return pos.astype(CODE_DTYPE)
 
 
 def _class_bits(codes, n_classes, n_words):
