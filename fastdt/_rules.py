@@ -49,22 +49,28 @@ class RuleArrays(NamedTuple):
 
 
 @INLINE
+def satisfies(v, threshold, le, missing, cat_offset, n_categories, cat_bitsets):
+    """True iff value ``v`` satisfies the condition given by its fields (those of
+    :class:`RuleArrays` for one condition; ``le`` and ``missing`` as bools): NaN, or a
+    category code outside ``[0, n_categories)``, is missing."""
+    if cat_offset >= 0:
+        if np.isnan(v) or v < 0 or v >= n_categories:
+            return missing
+        code = np.int64(v)
+        word = cat_bitsets[cat_offset + (code >> 6)]
+        return ((word >> np.uint64(code & 63)) & np.uint64(1) == np.uint64(1)) == le
+    if np.isnan(v):
+        return missing
+    return (v <= threshold) == le
+
+
+@INLINE
 def holds(r, c, X, i):
     """True iff condition ``c`` of the encoding ``r`` holds for row ``i`` of ``X`` (the row
     is read in place: a row view per call would cost reference counting)."""
     f = r.cond_feature[c]
-    v = X[i, f]
-    off = r.cond_cat_offset[c]
-    if off >= 0:
-        if np.isnan(v) or v < 0 or v >= r.n_categories[f]:
-            return r.cond_missing[c] == 1
-        code = np.int64(v)
-        word = r.cat_bitsets[off + (code >> 6)]
-        inside = (word >> np.uint64(code & 63)) & np.uint64(1) == np.uint64(1)
-        return inside == (r.cond_le[c] == 1)
-    if np.isnan(v):
-        return r.cond_missing[c] == 1
-    return (v <= r.cond_threshold[c]) == (r.cond_le[c] == 1)
+    return satisfies(X[i, f], r.cond_threshold[c], r.cond_le[c] == 1, r.cond_missing[c] == 1,
+                     r.cond_cat_offset[c], r.n_categories[f], r.cat_bitsets)
 
 
 @PJIT
@@ -112,28 +118,17 @@ def condition_bits(r, XT, bits):
     n = XT.shape[1]
     one = np.uint64(1)
     for c in range(bits.shape[0]):
-        col = XT[r.cond_feature[c]]
+        f = r.cond_feature[c]
+        col = XT[f]
+        t = r.cond_threshold[c]
         le = r.cond_le[c] == 1
         miss = r.cond_missing[c] == 1
         off = r.cond_cat_offset[c]
-        k = r.n_categories[r.cond_feature[c]]
-        t = r.cond_threshold[c]
+        k = r.n_categories[f]
         for w in range(bits.shape[1]):
             word = np.uint64(0)
             for b in range(min(64, n - 64 * w)):
-                v = col[64 * w + b]
-                if np.isnan(v):
-                    ok = miss
-                elif off >= 0:
-                    if v < 0 or v >= k:
-                        ok = miss
-                    else:
-                        code = np.int64(v)
-                        inside = (r.cat_bitsets[off + (code >> 6)] >> np.uint64(code & 63)) & one
-                        ok = (inside == one) == le
-                else:
-                    ok = (v <= t) == le
-                if ok:
+                if satisfies(col[64 * w + b], t, le, miss, off, k, r.cat_bitsets):
                     word |= one << np.uint64(b)
             bits[c, w] = word
 
