@@ -18,13 +18,13 @@ value, is binned again from all its rows: with ``max_bins`` at least the number 
 distinct values, every bin is one value and hist grows the exact splitter's tree.
 """
 
-import numba
 import numpy as np
-from numba import prange
 
-from ._config import FEATURE_THRESHOLD, PJIT
+from ._config import FEATURE_THRESHOLD
+from ._jit import JIT
 from ._criteria import split_threshold
-from ._exact import _radix_sort_row
+from ._exact_scan import _radix_sort_row
+from ._parallel import n_threads, run
 
 _BLOCK = 1024  # rows per block: a block of X stays in cache while each feature is binned
 
@@ -61,29 +61,41 @@ def feature_bins(sorted_values, max_bins):
     return lo, hi, False
 
 
-@PJIT
 def sorted_columns(X, rows, columns):
-    """``out[j]`` = the values ``X[rows, columns[j]]`` sorted, as float64 (``prange``
-    over features; the exact splitter's radix sort, -0.0 read as 0.0)."""
-    n_features = columns.shape[0]
-    out = np.empty((n_features, rows.shape[0]))
-    m = rows.shape[0]
-    for blk in prange((m + _BLOCK - 1) // _BLOCK):  # whole rows of X at a time
-        for i in range(blk * _BLOCK, min(m, (blk + 1) * _BLOCK)):
-            r = rows[i]
-            for j in range(n_features):
-                out[j, i] = X[r, columns[j]]
-    no_weights = np.empty(0)
-    weighted = no_weights.shape[0] > m  # False, as a plain bool: one signature
-    for f in prange(n_features):
-        # the sort carries ids and targets along; here they are scratch
-        _radix_sort_row(out[f], np.empty(m, dtype=np.int32), np.empty(m), no_weights, weighted)
+    """``out[j]`` = the values ``X[rows, columns[j]]`` sorted, as float64 (the exact
+    splitter's radix sort, -0.0 read as 0.0; threads over blocks of rows, then over
+    features)."""
+    out = np.empty((columns.shape[0], rows.shape[0]))
+    work = out.size
+    run(_gather_columns, rows.shape[0], work, X, rows, columns, out)
+    run(_sort_rows, columns.shape[0], work, out)
     return out
 
 
-@PJIT
-def bin_columns(X, columns, edges, lo, hi, n_bins, codes, outside):
-    """Bin the ``columns`` of ``X`` into ``codes``.
+@JIT
+def _gather_columns(lo, hi, X, rows, columns, out):
+    """``out[j, i] = X[rows[i], columns[j]]`` for ``i`` in ``[lo, hi)`` (whole rows of X at
+    a time)."""
+    for i in range(lo, hi):
+        r = rows[i]
+        for j in range(columns.shape[0]):
+            out[j, i] = X[r, columns[j]]
+
+
+@JIT
+def _sort_rows(lo, hi, out):
+    """Sort rows ``[lo, hi)`` of ``out`` (float64 [m, n]) in place."""
+    m = out.shape[1]
+    no_weights = np.empty(0)
+    weighted = no_weights.shape[0] > m  # False, as a plain bool: one signature
+    for f in range(lo, hi):
+        # the sort carries ids and targets along; here they are scratch
+        _radix_sort_row(out[f], np.empty(m, dtype=np.int32), np.empty(m), no_weights, weighted)
+
+
+@JIT
+def bin_columns(c_lo, c_hi, X, columns, edges, lo, hi, n_bins, codes, outside):
+    """Bin the ``columns`` of ``X`` into ``codes``, in the chunks of rows ``[c_lo, c_hi)``.
 
     Parameters
     ----------
@@ -109,7 +121,7 @@ def bin_columns(X, columns, edges, lo, hi, n_bins, codes, outside):
     n_chunks = outside.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
     half = (edges.shape[1] + 1) // 2
-    for c in prange(n_chunks):
+    for c in range(c_lo, c_hi):
         xb = np.empty(_BLOCK)
         pos = np.empty(_BLOCK, dtype=np.int64)
         for start in range(c * chunk, min(n, (c + 1) * chunk), _BLOCK):
@@ -210,7 +222,8 @@ def _bin(X, columns, bins, codes):
         lo[f, : blo.shape[0]] = blo
         hi[f, : bhi.shape[0]] = bhi
     n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int64)
-    n_chunks = int(max(1, min(4 * numba.get_num_threads(), n // 16384)))
+    n_chunks = int(max(1, min(4 * n_threads(n * columns.shape[0]), n // 16384)))
     outside = np.zeros((n_chunks, n_features), dtype=np.uint8)
-    bin_columns(X, columns, edges, lo, hi, n_bins, codes, outside)
+    run(bin_columns, n_chunks, n * columns.shape[0], X, columns, edges, lo, hi, n_bins, codes,
+        outside)
     return outside.any(axis=0)

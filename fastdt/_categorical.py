@@ -25,7 +25,8 @@ and ``min_weight_leaf`` weight on each side. Ties keep the first candidate found
 
 import numpy as np
 
-from ._config import GAIN_RATIO, INLINE, JIT, MAX_EXHAUSTIVE_GROUPS
+from ._config import GAIN_RATIO, MAX_EXHAUSTIVE_GROUPS
+from ._jit import INLINE, JIT
 from ._criteria import node_weight, score_candidate
 
 
@@ -124,7 +125,42 @@ def _ordering(g_stats, m, is_clf, n_stats, o, keys):
             w += g_stats[j, c]
         c = 1 if n_stats == 2 and o == 0 else o
         keys[j] = g_stats[j, c] / w if w > 0.0 else 0.0
-    return np.argsort(keys[:m], kind="mergesort")
+    return stable_argsort(keys, m)
+
+
+@JIT
+def stable_argsort(keys, m):
+    """Indices that sort ``keys[:m]``, equal keys in index order (a bottom-up merge
+    sort; numba's ``argsort(kind="mergesort")`` costs seconds of compilation)."""
+    order = np.empty(m, dtype=np.int64)
+    tmp = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        order[i] = i
+    width = 1
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a, b, k = lo, mid, lo
+            while a < mid and b < hi:
+                if keys[order[b]] < keys[order[a]]:  # strict: ties keep the left one
+                    tmp[k] = order[b]
+                    b += 1
+                else:
+                    tmp[k] = order[a]
+                    a += 1
+                k += 1
+            while a < mid:
+                tmp[k] = order[a]
+                a += 1
+                k += 1
+            while b < hi:
+                tmp[k] = order[b]
+                b += 1
+                k += 1
+        order, tmp = tmp, order
+        width *= 2
+    return order
 
 
 @INLINE

@@ -13,7 +13,6 @@ import warnings
 import numpy as np
 
 from ._config import MAX_CATEGORIES
-from ._validate import count_nonfinite
 
 
 
@@ -396,7 +395,9 @@ def _convert(X, categorical_features, categories, *, fitting, n_features=None,
     if n_features is not None and m != n_features:
         who = estimator_name or "the tree"
         raise ValueError(f"X has {m} features, but {who} is expecting {n_features} features as input")
-    n_nan, n_inf = count_nonfinite(arr)
+    from ._validate import count_missing  # numba loads with the first fit or prediction
+
+    n_nan, n_inf = count_missing(arr)
     if n_inf:
         raise ValueError("Input X contains infinity or a value too large for its dtype")
     return arr, cats, n_nan

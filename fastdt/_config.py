@@ -5,16 +5,13 @@ Everything a kernel needs to agree on with the Python layer is named here, once:
 * the dtypes of the arrays that cross the Python/numba boundary (so that each kernel
   compiles for a small, fixed set of signatures: float32 or float64 X, nothing else);
 * ``LEAF``, the child id of a leaf in the public tree format;
-* integer codes for the criteria (kernels branch on ints, never on strings);
-* the two JIT presets that every ``@njit`` in the package must use (enforced by
-  ``tests/test_jit_policy.py``).
+* integer codes for the criteria (kernels branch on ints, never on strings).
+
+No numba here: ``import fastdt`` does not import numba. The JIT presets are in
+:mod:`fastdt._jit`, which only kernel modules import.
 """
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
-from numba import njit
 
 # --- dtypes at the boundary (X itself stays float32 or float64, as given) ---------
 CODE_DTYPE = np.int32  # class codes 0..n_classes-1
@@ -62,42 +59,6 @@ CRITERIA_CLF = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "gain_rat
 # of the squared-error proxy); scikit-learn >= 1.9 maps it to squared_error, and so do we.
 CRITERIA_REG = {"squared_error": SQUARED_ERROR, "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
 
-# --- the on-disk kernel cache ---------------------------------------------------------
-def _drop_stale_kernel_cache():
-    """Delete fastdt's numba cache when any kernel source changed since it was written.
-
-    numba keys each cached function on its own file only: a kernel that calls a kernel
-    of another module keeps the *old* callee compiled in after that module changes. A
-    fingerprint of every module of the package, kept beside the cache, catches that.
-    """
-    pkg = Path(__file__).resolve().parent
-    digest = hashlib.sha1()
-    for src in sorted(pkg.glob("*.py")):
-        digest.update(src.name.encode())
-        digest.update(src.read_bytes())
-    stamp = pkg / "__pycache__" / "fastdt-kernels.sha1"
-    try:
-        if stamp.exists() and stamp.read_text() == digest.hexdigest():
-            return
-        for cached in [*pkg.glob("__pycache__/*.nbi"), *pkg.glob("__pycache__/*.nbc")]:
-            cached.unlink()
-        stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(digest.hexdigest())
-    except OSError:  # read-only install: numba then caches elsewhere or not at all
-        pass
-
-
-_drop_stale_kernel_cache()
-
-# --- JIT presets ------------------------------------------------------------------
-# cache=True: compile once per machine; nogil: callable from threads.
-# No fastmath anywhere: reassociating sums would break parity with scikit-learn.
-JIT_OPTIONS = dict(cache=True, nogil=True)
-PJIT_OPTIONS = dict(cache=True, nogil=True, parallel=True)
-JIT = njit(**JIT_OPTIONS)
-PJIT = njit(**PJIT_OPTIONS)
-# Small helpers called per candidate or per row in the hot loops: inlined into the
-# caller's numba IR (an ordinary call passes arrays with reference counting, which
-# doubled the exact scan's time).
-INLINE_OPTIONS = dict(inline="always", **JIT_OPTIONS)
-INLINE = njit(**INLINE_OPTIONS)
+# --- rule post-pruning (fastdt.rules): the estimate a rule is judged by ---------------
+VALIDATION = 0  # accuracy on held-out rows
+PESSIMISTIC = 1  # C4.5's pessimistic error rate on the training rows

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, INLINE, JIT, SQUARED_ERROR
+from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, SQUARED_ERROR
+from ._jit import INLINE, JIT
 
 _LN2 = math.log(2.0)
 
@@ -48,7 +49,10 @@ def _gini(counts, w):
 def node_weight(is_clf, stats):
     """Total weight of a node from its statistics (the class counts' sum, or ``sum w``)."""
     if is_clf:
-        return stats.sum()
+        w = 0.0
+        for c in range(stats.shape[0]):
+            w += stats[c]
+        return w
     return stats[0]
 
 
@@ -93,6 +97,16 @@ def gini_fraction(left, total, wl, wr):
         sq_l += lc * lc
         sq_r += rc * rc
     return sq_l * wr + sq_r * wl, wl * wr
+
+
+@JIT
+def node_weights(is_clf, crit, stats, out_w, out_imp):
+    """Weight and impurity of each node from its statistics (``stats`` float64 [k, S])
+    into ``out_w`` and ``out_imp`` (float64 [k])."""
+    for k in range(stats.shape[0]):
+        w = node_weight(is_clf, stats[k])
+        out_w[k] = w
+        out_imp[k] = impurity(crit, stats[k], w)
 
 
 @JIT

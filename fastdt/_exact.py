@@ -1,655 +1,202 @@
-"""Exact splitter kernels: sort every feature once, then partition and scan per level.
+"""The exact splitter: every threshold between two distinct values, from a presorted layout.
 
-Data layout (the "presorted" layout of SLIQ/SPRINT and early scikit-learn)::
+:class:`ExactSplitter` sorts every feature once (:func:`fastdt._exact_scan.gather_rows`,
+``sort_features``), then serves the growth driver (:func:`fastdt._grow.grow`) level by
+level: :meth:`ExactSplitter.find` partitions the ranges of the nodes split last and
+scans every (open node, feature) in one pass per feature
+(:func:`fastdt._exact_scan.scan_features`, threads over features), chooses each node's
+feature and walks it to mark every row's side and sum the children's statistics
+(``walk_nodes``, threads over nodes); with ``missing="surrogate"`` it then finds and
+applies the surrogate splits (:mod:`fastdt._missing`). The layout and its kernels are
+described in :mod:`fastdt._exact_scan`.
 
-    idx[f, :]   int32 sample ids, sorted by X[:, f] *within each node's segment*
-    xs[f, :]    the matching values X[idx[f, p], f] (X's own dtype)
-    ys[f, :]    the matching targets: class code (as float) or y
-    ws[f, :]    the matching sample weights (only when weighted; else shape [F, 0])
-
-    feature f:  | node 3: [a3, b3) | node 4: [a4, b4) | ... finished leaves ... |
-                  sorted by x_f       sorted by x_f
-
-Targets and weights travel with the sorted ids, so that scanning a feature reads memory
-strictly in order: a random access per row (``y[idx]``) costs a cache miss on large
-data, which would dominate the whole fit.
-
-Every node owns the same range ``[start, end)`` in every feature's row. Splitting a node
-is a *stable* partition of that range in every row (left samples first, then right), so
-each child's range stays sorted and no feature is ever sorted again. Finished leaves are
-simply never visited again: a level costs time in proportion to the rows of the nodes
-that are still open.
-
-One call of :func:`split_and_scan` per level does, for every feature in parallel
-(``prange`` over features; each thread owns whole rows, so there are no write races):
-
-1. partition the ranges of the nodes that were split at the previous level, using the
-   per-sample ``side`` marks (0 = left, 1 = right) written by :func:`walk_splits`;
-2. scan the ranges of the new open nodes left to right, accumulating weighted class
-   counts (or sums of ``w*y``) as prefix sums, and score every boundary between two
-   distinct values with the criterion's proxy. The best candidate of each
-   (node, feature) goes into a table that is reduced serially, in feature order, by the
-   driver (deterministic whatever the number of threads).
+Each kind of fit compiles only the kernels it calls: the optional state (``cats``,
+``dup``, the rows for surrogates) is None when unused, and numba prunes the code that
+reads it before typing.
 """
 
-import math
-
 import numpy as np
-from numba import prange
 
-from ._categorical import categorical_split
-from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, INLINE, JIT, PJIT, POISSON
-from ._criteria import impurity, present_score, score_candidate, split_threshold
-
-_MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
-
-
-@JIT
-def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
-    """Sort one feature row in place by value, carrying ids, targets and weights along.
-
-    LSD radix sort on order-preserving 64-bit keys: values are widened to float64
-    (exactly) and mapped to unsigned keys whose order is the values' order (-0.0 and
-    0.0 are one value). Only the bits that vary among the keys are sorted, in as few
-    passes of at most 8 bits as they need (float32 data: the low 29 bits are zero, so
-    about 5 passes). The sort is stable: equal values keep their order in the row.
-    Every pass reads in order and writes to 256 streams per array, so no row is ever
-    fetched at random.
-    """
-    n = xs_f.shape[0]
-    keys = np.empty(n, dtype=np.float64)
-    for i in range(n):
-        v = np.float64(xs_f[i])
-        if v != v:
-            v = np.nan  # one NaN, positive: missing values sort last
-        keys[i] = v if v != 0.0 else 0.0
-    keys = keys.view(np.uint64)  # reinterpreted in place
-    top = np.uint64(1) << np.uint64(63)
-    all_or = np.uint64(0)
-    all_and = ~np.uint64(0)
-    for i in range(n):
-        u = keys[i]
-        k = ~u if u & top else u | top
-        keys[i] = k
-        all_or |= k
-        all_and &= k
-    varying = all_or ^ all_and
-    if varying == np.uint64(0):
-        return  # constant row: already sorted
-    lo = 0
-    while (varying >> np.uint64(lo)) & np.uint64(1) == np.uint64(0):
-        lo += 1
-    hi = 63
-    while (varying >> np.uint64(hi)) & np.uint64(1) == np.uint64(0):
-        hi -= 1
-    n_bits = hi - lo + 1
-    n_pass = (n_bits + _MAX_DIGIT_BITS - 1) // _MAX_DIGIT_BITS
-    width = (n_bits + n_pass - 1) // n_pass
-    n_buckets = 1 << width
-    mask = np.uint64(n_buckets - 1)
-    counts = np.zeros((n_pass, n_buckets), dtype=np.int64)
-    for i in range(n):
-        k = keys[i] >> np.uint64(lo)
-        for d in range(n_pass):
-            counts[d, (k >> np.uint64(d * width)) & mask] += 1
-    k_a, i_a, y_a, w_a = keys, idx_f.copy(), ys_f.copy(), ws_f.copy()
-    k_b = np.empty(n, dtype=np.uint64)
-    i_b = np.empty(n, dtype=idx_f.dtype)
-    y_b = np.empty(n)
-    w_b = np.empty(ws_f.shape[0])
-    pos = np.empty(n_buckets, dtype=np.int64)
-    for d in range(n_pass):
-        acc = 0
-        for bkt in range(n_buckets):
-            pos[bkt] = acc
-            acc += counts[d, bkt]
-        shift = np.uint64(lo + d * width)
-        for i in range(n):
-            k = k_a[i]
-            bkt = (k >> shift) & mask  # unsigned: no wrap-around test when indexing
-            q = pos[bkt]
-            pos[bkt] = q + 1
-            q = np.uint64(q)
-            k_b[q] = k
-            i_b[q] = i_a[i]
-            y_b[q] = y_a[i]
-            if weighted:
-                w_b[q] = w_a[i]
-        k_a, k_b = k_b, k_a
-        i_a, i_b = i_b, i_a
-        y_a, y_b = y_b, y_a
-        w_a, w_b = w_b, w_a
-    bits = np.empty(n, dtype=np.uint64)
-    for i in range(n):
-        k = k_a[i]
-        bits[i] = k ^ top if k & top else ~k
-    vals = bits.view(np.float64)
-    for i in range(n):
-        xs_f[i] = vals[i]
-        idx_f[i] = i_a[i]
-        ys_f[i] = y_a[i]
-        if weighted:
-            ws_f[i] = w_a[i]
+from ._config import ID_DTYPE
+from ._exact_scan import (
+    assign_copies, gather_rows, root_stats, scan_features, sort_features, walk_nodes,
+)
+from ._grow import Splits, choose
+from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
+from ._criteria import node_weights
+from ._parallel import run
 
 
-@PJIT
-def _gather_rows(X, y, w, base, idx, xs, ys, ws):
-    """Lay out every feature row in ``base`` order: ``xs[f, i] = X[base[i], f]`` etc.
-
-    One random fetch per row of X (a whole row is one or two cache lines), not one per
-    value; rows are handled in parallel blocks.
-    """
+def presort(X, target, weights):
+    """The presorted layout ``(idx, xs, ys, ws)`` of the rows of ``X`` (see
+    :mod:`fastdt._exact_scan`): every feature sorted once, ties in the order of
+    ``(target, weights)`` (so that the order in which a scan adds up statistics does not
+    depend on the order of the rows). ``weights`` None: every weight is 1 (``ws`` then
+    has no columns)."""
     n, n_features = X.shape
-    weighted = ws.shape[1] == n
-    block = 4096
-    for blk in prange((n + block - 1) // block):
-        for i in range(blk * block, min(n, (blk + 1) * block)):
-            r = base[i]
-            yr = y[r]
-            for f in range(n_features):
-                xs[f, i] = X[r, f]
-                idx[f, i] = r
-                ys[f, i] = yr
-                if weighted:
-                    ws[f, i] = w[r]
+    sw = np.empty(0) if weights is None else weights
+    idx = np.empty((n_features, n), dtype=ID_DTYPE)
+    xs = np.empty((n_features, n), dtype=X.dtype)
+    ys = np.empty((n_features, n), dtype=np.float64)
+    ws = np.empty((n_features, n if weights is not None else 0), dtype=np.float64)
+    base = (np.argsort(target, kind="stable") if weights is None
+            else np.lexsort((weights, target))).astype(ID_DTYPE)
+    y = target.astype(np.float64)
+    run(gather_rows, n, n * n_features, X, y, sw, base, idx, xs, ys, ws)
+    run(sort_features, n_features, n * n_features, idx, xs, ys, ws)
+    return idx, xs, ys, ws
 
 
-@PJIT
-def presort(X, y, w, base, idx, xs, ys, ws):
-    """Sort every column of ``X`` once and lay out ids, values, targets and weights.
-
-    Rows with equal values of a feature are ordered as in ``base``, a permutation of the
-    rows sorted by ``(y, w)``: the order in which a scan adds up a feature's statistics
-    then depends on the rows' values only, never on their order in ``X``, so the tree
-    does not change (bit for bit) when the rows are shuffled.
+class ExactSplitter:
+    """Exact splits of the rows of ``X`` (see the module docstring).
 
     Parameters
     ----------
-    X : float32 or float64 [n, F]
-        Training data, no NaN.
-    y : float64 [n]
-        Class codes (as floats) or regression targets.
-    w : float64 [n]
-        Sample weights (read only when ``ws`` has n columns).
-    base : int32 [n]
-        Row order for ties (see above).
-    idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
-        Output: the presorted layout of the module docstring.
-    """
-    n, n_features = X.shape
-    weighted = ws.shape[1] == n
-    _gather_rows(X, y, w, base, idx, xs, ys, ws)
-    for f in prange(n_features):
-        _radix_sort_row(xs[f], idx[f], ys[f], ws[f], weighted)
-
-
-@JIT
-def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x, s_y, s_w):
-    """Stable in-place partition of one feature row over ``[a, b)``: side 0 first, then
-    side 1 (the right part waits in the ``s_*`` scratch buffers).
-
-    Branch-free (each entry is written to both destinations and only its side's
-    counter advances: the side of a sample is unpredictable), with unsigned indices
-    (numba then skips the wrap-around test of negative indices on every access).
-    """
-    wpos = a
-    r = 0
-    for p in range(a, b):
-        q = np.uint64(p)
-        qw = np.uint64(wpos)
-        qr = np.uint64(r)
-        i = idx_f[q]
-        x = xs_f[q]
-        yv = ys_f[q]
-        s = np.int64(side[np.uint64(i)])
-        idx_f[qw] = i
-        xs_f[qw] = x
-        ys_f[qw] = yv
-        s_idx[qr] = i
-        s_x[qr] = x
-        s_y[qr] = yv
-        if weighted:
-            wv = ws_f[q]
-            ws_f[qw] = wv
-            s_w[qr] = wv
-        wpos += 1 - s
-        r += s
-    for j in range(r):
-        qj = np.uint64(j)
-        qw = np.uint64(wpos + j)
-        idx_f[qw] = s_idx[qj]
-        xs_f[qw] = s_x[qj]
-        ys_f[qw] = s_y[qj]
-        if weighted:
-            ws_f[qw] = s_w[qj]
-
-
-@JIT
-def _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side, a, b, dst, frac, dup,
-                           s_idx, s_x, s_y, s_w):
-    """Stable partition of ``[a, b)`` of one feature row for ``missing="fractional"``:
-    side 0 stays in place from ``a``, side 1 goes to ``[dst, ...)`` (a range of its own:
-    the children hold more rows than the parent), and a row of side 2 goes to both,
-    its weight times ``frac`` on the left and ``1 - frac`` on the right, where its copy
-    takes the id ``dup[id]``. Weights are always present (``ws_f`` has n columns).
-    """
-    wpos = a
-    r = 0
-    for p in range(a, b):
-        q = np.uint64(p)
-        i = idx_f[q]
-        x = xs_f[q]
-        yv = ys_f[q]
-        wv = ws_f[q]
-        s = side[np.uint64(i)]
-        if s != 1:
-            qw = np.uint64(wpos)
-            idx_f[qw] = i
-            xs_f[qw] = x
-            ys_f[qw] = yv
-            ws_f[qw] = wv * frac if s == 2 else wv
-            wpos += 1
-        if s != 0:
-            qr = np.uint64(r)
-            s_idx[qr] = dup[np.uint64(i)] if s == 2 else i
-            s_x[qr] = x
-            s_y[qr] = yv
-            s_w[qr] = wv * (1.0 - frac) if s == 2 else wv
-            r += 1
-    for j in range(r):
-        qj = np.uint64(j)
-        qd = np.uint64(dst + j)
-        idx_f[qd] = s_idx[qj]
-        xs_f[qd] = s_x[qj]
-        ys_f[qd] = s_y[qj]
-        ws_f[qd] = s_w[qj]
-
-
-@JIT
-def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
-    """Statistics of positions ``[e, b)`` (a node's missing values) into ``miss``;
-    returns their weight."""
-    miss[:] = 0.0
-    w = 0.0
-    for p in range(e, b):
-        q = np.uint64(p)
-        wi = ws_f[q] if weighted else 1.0
-        w += wi
-        if is_clf:
-            miss[np.uint64(ys_f[q])] += wi
-        else:
-            miss[0] += wi
-            miss[1] += wi * ys_f[q]
-    return w
-
-
-@JIT
-def _scan_segment(
-    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p,
-):
-    """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
-    ``ws_f``).
-
-    Missing values (NaN) sit at the end of the node's range. As scikit-learn (1.9)
-    does, every threshold is tried with the missing rows sent right, then the split
-    "present left, missing right" (threshold ``+inf``), then every threshold with the
-    missing rows sent left. A feature is constant in the node when every value is
-    missing, or when its present values are equal and none is missing. Returns
-    ``(proxy, n_left, threshold, non_constant, missing_left)``: ``n_left`` counts
-    every row going left (0: no valid split), ``missing_left`` is 1/0, or -1 when the
-    node has no missing value. Ties keep the first candidate found. Candidates are
-    scored by :func:`fastdt._criteria.score_candidate`, except that gini, scored once
-    per row here, has the body of :func:`fastdt._criteria.gini_fraction` written out
-    in the loop, operation for operation: any call that takes arrays, even inlined,
-    adds reference counting per candidate and made this scan 20-30% slower. The
-    histogram splitter calls ``gini_fraction`` itself, and its parity tests with this
-    splitter check the two agree bit for bit.
-
-    ``present_only`` (``missing="fractional"`` / ``"surrogate"``): candidates are
-    scored on the present rows only (statistics into ``tot_p``), every feature with
-    present values that are not all equal is non-constant, the score returned is
-    :func:`fastdt._criteria.present_score` and ``n_left`` counts present rows.
-    """
-    best_num = -np.inf
-    best_den = 1.0
-    best_nl = 0
-    best_thr = np.nan
-    best_mgl = -1
-    e = b  # end of the present values
-    while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
-        e -= 1
-    n_node = b - a
-    n_miss = b - e
-    if e == a or ((n_miss == 0 or present_only)
-                  and xs_f[e - 1] <= xs_f[a] + FEATURE_THRESHOLD):
-        return -np.inf, best_nl, best_thr, False, best_mgl
-    w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
-    if present_only:  # the node reduced to its present rows
-        for c in range(total.shape[0]):
-            tot_p[c] = total[c] - miss[c] if n_miss else total[c]
-        total = tot_p
-        w_node = w_node - w_miss
-        n_node = e - a
-        if n_miss and crit == GAIN_RATIO:  # the present rows' entropy
-            imp_node = impurity(crit, tot_p, w_node)
-    gini = is_clf and crit == GINI
-    n_pass = 2 if n_miss and not present_only else 1
-    for missing_left in range(n_pass):
-        # missing rows start on the left in the second pass
-        for c in range(left.shape[0]):
-            left[c] = miss[c] if missing_left else 0.0
-        wl = w_miss if missing_left else 0.0
-        sl = miss[1] if missing_left and not is_clf else 0.0
-        nl = n_miss if missing_left else 0
-        for p in range(a, e - 1):
-            q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
-            wi = ws_f[q] if weighted else 1.0
-            wl += wi
-            nl += 1
-            if is_clf:
-                left[np.uint64(ys_f[q])] += wi
-            else:
-                sl += wi * ys_f[q]
-            if nl < min_samples_leaf or n_node - nl < min_samples_leaf:
-                continue
-            x0 = xs_f[q]
-            x1 = xs_f[np.uint64(p + 1)]
-            if x1 <= x0 + FEATURE_THRESHOLD:
-                continue
-            wr = w_node - wl
-            if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
-                continue
-            if gini:  # gini_fraction, written out: see the docstring
-                sq_l = 0.0
-                sq_r = 0.0
-                for c in range(left.shape[0]):
-                    lc = left[c]
-                    rc = total[c] - lc
-                    sq_l += lc * lc
-                    sq_r += rc * rc
-                num = sq_l * wr + sq_r * wl
-                den = wl * wr
-            else:
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
-            if not num * best_den > best_num * den:
-                continue
-            best_num = num
-            best_den = den
-            best_nl = nl
-            best_thr = split_threshold(x0, x1)
-            best_mgl = missing_left if n_miss else -1
-        if (n_pass == 2 and not missing_left and n_node - n_miss >= min_samples_leaf
-                and n_miss >= min_samples_leaf):
-            # every present value left, the missing ones right
-            for c in range(left.shape[0]):
-                left[c] = total[c] - miss[c]
-            wl = w_node - w_miss
-            wr = w_miss
-            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
-                sl = 0.0 if is_clf else total[1] - miss[1]
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
-                if num * best_den > best_num * den:
-                    best_num = num
-                    best_den = den
-                    best_nl = n_node - n_miss
-                    best_thr = np.inf
-                    best_mgl = 0
-    if present_only:
-        if best_nl == 0:
-            return -np.inf, 0, best_thr, True, -1
-        wl = 0.0  # weight of the present rows going left
-        for p in range(a, a + best_nl):
-            wl += ws_f[np.uint64(p)] if weighted else 1.0
-        return (present_score(is_clf, crit, best_num / best_den, total, w_node, wl, w_miss),
-                best_nl, best_thr, True, -1)
-    return best_num / best_den, best_nl, best_thr, True, best_mgl
-
-
-@JIT
-def _scan_categorical(
-    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-    words, present_only, tot_p,
-):
-    """Best split of one node on one categorical feature (codes sorted, NaN last).
-
-    The node's range holds each category's rows together: one pass sums them into
-    groups (the missing rows form the last group), and
-    :func:`fastdt._categorical.best_partition` picks the subset that goes left.
-    Returns ``(proxy, n_left, non_constant, missing_left)`` and the left categories'
-    bitset in ``words``. ``present_only``: the missing group is left out and the
-    score is :func:`fastdt._criteria.present_score` (as :func:`_scan_segment`).
-    """
-    n_stats = total.shape[0]
-    m = -1
-    prev = np.nan
-    for p in range(a, b):
-        q = np.uint64(p)
-        x = xs_f[q]
-        if m < 0 or not (x == prev or (np.isnan(x) and np.isnan(prev))):
-            m += 1
-            g_stats[m, :] = 0.0
-            g_rows[m] = 0
-            g_code[m] = -1 if np.isnan(x) else np.int64(x)
-            prev = x
-        wi = ws_f[q] if weighted else 1.0
-        g_rows[m] += 1
-        if is_clf:
-            g_stats[m, np.uint64(ys_f[q])] += wi
-        else:
-            g_stats[m, 0] += wi
-            g_stats[m, 1] += wi * ys_f[q]
-    m += 1
-    has_missing = g_code[m - 1] < 0
-    n_node = b - a
-    w_miss = 0.0
-    if present_only and has_missing:  # the node reduced to its present rows
-        m -= 1
-        n_node -= g_rows[m]
-        for c in range(n_stats):
-            tot_p[c] = total[c] - g_stats[m, c]
-        w_miss = g_stats[m, 0] if not is_clf else g_stats[m].sum()
-        total = tot_p
-        w_node = w_node - w_miss
-        has_missing = False
-        if is_clf and crit == GAIN_RATIO:
-            imp_node = impurity(crit, tot_p, w_node)
-    proxy, nl, nonconst = categorical_split(
-        g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
-        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
-    )
-    if nl == 0:
-        return proxy, 0, nonconst, -1
-    if present_only:
-        wl = 0.0
-        for j in range(m):
-            if mask[j]:
-                wl += g_stats[j, 0] if not is_clf else g_stats[j].sum()
-        return present_score(is_clf, crit, proxy, total, w_node, wl, w_miss), nl, True, -1
-    return proxy, nl, True, np.int64(mask[m - 1]) if has_missing else -1
-
-
-@PJIT
-def split_and_scan(
-    idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w, scan_imp,
-    is_clf, crit, min_samples_leaf, min_weight_leaf, n_categories, present_only,
-    out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
-):
-    """Partition the nodes split last level, then scan the open nodes, for every feature.
-
-    Parameters
-    ----------
-    idx, xs, ys, ws : the presorted layout (module docstring); partitioned in place.
-    side : uint8 [n]
-        0 if the sample goes to the left child of its (split) node, 1 if right.
-    part : int64 [m, 3]
-        ``[start, end)`` (and id) of each node to partition.
-    part_dst, part_frac, dup : int64 [m], float64 [m], int32 [n_ids]
-        ``missing="fractional"``: where the right child of a part starts when its
-        rows are duplicated (-1: in place, after the left child), the left child's
-        share of a duplicated row, and the id of each duplicated row's right copy
-        (:func:`_partition_duplicating`).
-    scan : int64 [k, 2]
-        ``[start, end)`` of each node to scan.
-    scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
-        Statistics, weight and impurity of each node to scan.
-    is_clf, crit, min_samples_leaf, min_weight_leaf
-        Task flag, criterion code and leaf minimums.
-    n_categories : int32 [F]
+    X : float32 or float64 ndarray [n, F]
+        The rows (categorical features as codes, NaN for missing values).
+    layout : tuple
+        Their presorted layout (:func:`presort`), rearranged in place by the growth.
+    n_stats, is_clf, crit
+        Width of a statistics row, task, criterion code.
+    n_categories : int32 ndarray [F]
         Categories of each feature (0: numeric).
-    present_only : bool
-        Score splits on the rows where the feature is present (``_scan_segment``).
-    out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
-    uint8, int8
-        Output: best candidate per (node, feature); ``out_mgl`` the side of missing
-        values (1 left, 0 right, -1: none in the node).
-    out_cat : uint64 [k, F, W]
-        Output: left categories of the best categorical candidates.
-    """
-    n_features, n = idx.shape
-    weighted = ws.shape[1] == n
-    n_stats = scan_stats.shape[1]
-    scratch = 0  # each thread's buffers hold the right part of the largest range
-    for m in range(part.shape[0]):
-        scratch = max(scratch, part[m, 1] - part[m, 0])
-    for f in prange(n_features):
-        if part.shape[0] > 0:
-            s_idx = np.empty(scratch, dtype=idx.dtype)
-            s_x = np.empty(scratch, dtype=xs.dtype)
-            s_y = np.empty(scratch)
-            s_w = np.empty(scratch if weighted else 0)
-            for m in range(part.shape[0]):
-                # row slices, not the prange index: its integer type varies, and
-                # each variant would compile the helper again
-                if part_dst[m] >= 0:
-                    _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side, part[m, 0],
-                                           part[m, 1], part_dst[m], part_frac[m], dup,
-                                           s_idx, s_x, s_y, s_w)
-                else:
-                    _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
-                                       part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
-        left = np.empty(n_stats)
-        work = np.empty(n_stats)
-        miss = np.zeros(max(n_stats, 2))
-        tot_p = np.empty(n_stats)
-        n_groups = n_categories[f] + 1  # categories and the missing group
-        g_stats = np.empty((n_groups if n_categories[f] else 0, n_stats))
-        g_rows = np.empty(g_stats.shape[0], dtype=np.int64)
-        g_code = np.empty(g_stats.shape[0], dtype=np.int64)
-        keys = np.empty(g_stats.shape[0])
-        mask = np.empty(g_stats.shape[0], dtype=np.uint8)
-        for k in range(scan.shape[0]):
-            if n_categories[f]:
-                proxy, nl, nonconst, mgl = _scan_categorical(
-                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
-                    min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-                    out_cat[k, f], present_only, tot_p,
-                )
-                thr = np.nan
-            else:
-                proxy, nl, thr, nonconst, mgl = _scan_segment(
-                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p,
-                )
-            out_proxy[k, f] = proxy
-            out_nl[k, f] = nl
-            out_thr[k, f] = thr
-            out_nonconst[k, f] = nonconst
-            out_mgl[k, f] = mgl
-
-
-@JIT
-def target_stat(crit, yv):
-    """``t(y)`` of the regression statistics: ``y*log(y)`` for Poisson, else ``y**2``."""
-    if crit == POISSON:
-        return yv * math.log(yv) if yv > 0.0 else 0.0
-    return yv * yv
-
-
-@PJIT
-def walk_splits(idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf, crit, mode,
-                side, left_stats, right_stats, n_left, n_right):
-    """Mark the side of every sample of each chosen split and sum the children's statistics.
-
-    Parameters
-    ----------
-    idx, xs, ys, ws : the presorted layout.
-    seg : int64 [k, 2]
-        ``[start, end)`` of each node.
-    feat, thr, mgl : int32 [k], float64 [k], int64 [k]
-        Chosen feature (``-1``: none), threshold and side of missing values (1: left).
-    cat : uint64 [k, W]
-        Left categories of categorical splits (:func:`fastdt.kernels.in_bitset`).
-    n_categories : int32 [F]
     mode : int
-        What happens to the rows missing the split feature (they come last in the
-        node's range): 0 (``"learn"``) they go to the ``mgl`` side; 1
-        (``"fractional"``) they go to both children (``side`` 2), their statistics
-        shared in proportion to the present rows' weights; 2 (``"surrogate"``) they
-        are marked 2 and left out, for :func:`fastdt._missing.resolve_surrogates`.
-    side : uint8 [n_ids]
-        Output marks (0 left, 1 right, 2 see ``mode``).
-    left_stats, right_stats : float64 [k, S]
-        Output: statistics of the two children (see ``_criteria``).
-    n_left, n_right : int64 [k]
-        Output: rows (copies) of each child.
+        Missing values: 0 ``"learn"``, 1 ``"fractional"`` (the layout needs weights),
+        2 ``"surrogate"``.
+    max_surrogates, min_samples_leaf, min_weight_leaf
+        As the fit parameters (resolved).
     """
-    weighted = ws.shape[1] == idx.shape[1]
-    for k in prange(seg.shape[0]):
-        f = feat[k]
-        left_stats[k, :] = 0.0
-        right_stats[k, :] = 0.0
-        n_left[k] = 0
-        n_right[k] = 0
-        if f < 0:
-            continue
-        is_cat = n_categories[f] > 0
-        t = thr[k]
-        miss_side = 0 if mgl[k] == 1 else 1
-        w_left = 0.0  # present rows' weights: the fractions of mode 1
-        w_right = 0.0
-        for p in range(seg[k, 0], seg[k, 1]):
-            q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
-            x = xs[f, q]
-            wi = ws[f, q] if weighted else 1.0
-            yv = ys[f, q]
-            if np.isnan(x) and mode != 0:
-                side[np.uint64(idx[f, q])] = 2
-                if mode == 1:  # a share of the row in each child
-                    frac = w_left / (w_left + w_right)
-                    _add_stats(left_stats[k], is_clf, crit, yv, wi * frac)
-                    _add_stats(right_stats[k], is_clf, crit, yv, wi * (1.0 - frac))
-                    n_left[k] += 1
-                    n_right[k] += 1
-                continue
-            if np.isnan(x):
-                s_p = miss_side
-            elif is_cat:
-                c = np.uint64(x)
-                word = cat[k, c >> np.uint64(6)]
-                s_p = 0 if (word >> (c & np.uint64(63))) & np.uint64(1) else 1
-            else:
-                s_p = 0 if x <= t else 1
-            side[np.uint64(idx[f, q])] = s_p
-            if s_p == 0:
-                _add_stats(left_stats[k], is_clf, crit, yv, wi)
-                n_left[k] += 1
-                w_left += wi
-            else:
-                _add_stats(right_stats[k], is_clf, crit, yv, wi)
-                n_right[k] += 1
-                w_right += wi
 
+    def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
+                 max_surrogates, min_samples_leaf, min_weight_leaf):
+        n, n_features = X.shape
+        self.n, self.n_features = n, n_features
+        self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
+        self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
+        self.n_categories = n_categories
+        self.n_words = int((n_categories.max(initial=0) + 63) // 64)
+        self.mode = mode
+        self.max_surrogates = max_surrogates
+        self.idx, self.xs, self.ys, self.ws = layout
+        self.side = np.zeros(n, dtype=np.uint8)
+        # the optional state: None unless the fit needs it (see the module docstring)
+        self.cats = n_categories if n_categories.any() else None
+        self.dup = np.zeros(n, dtype=np.int32) if mode == 1 else None  # right copies' ids
+        self.sur_rows = X if mode == 2 else None
+        self.n_ids = n  # rows and their copies (missing="fractional")
+        self.n_used = n  # positions of the layout in use (fractional right children)
+        self.part = np.zeros((0, 3), dtype=np.int64)
+        self.part_dst = np.zeros(0, dtype=np.int64)
+        self.part_frac = np.zeros(0)
 
-@INLINE
-def _add_stats(s, is_clf, crit, yv, wi):
-    """Add a row (target ``yv``, weight ``wi``) to the statistics ``s``."""
-    if is_clf:
-        s[np.uint64(yv)] += wi
-    else:
-        s[0] += wi
-        s[1] += wi * yv
-        s[2] += wi * target_stat(crit, yv)
+    def root(self):
+        """Statistics of all rows (summed in the first feature's sorted order)."""
+        out = np.zeros(self.n_stats)
+        root_stats(self.ys[0], self.ws[0], self.is_clf, self.crit, out)
+        return out
+
+    def find(self, ids, nodes, rng, max_features):
+        """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`);
+        partitions the nodes split last first."""
+        k, n_features = ids.shape[0], self.n_features
+        scan = np.stack([nodes.start[ids], nodes.end[ids]], axis=1)
+        scan_stats = nodes.stats[ids]
+        t_proxy = np.empty((k, n_features))
+        t_nl = np.empty((k, n_features), dtype=np.int64)
+        t_thr = np.empty((k, n_features))
+        t_nc = np.empty((k, n_features), dtype=np.uint8)
+        t_mgl = np.empty((k, n_features), dtype=np.int8)
+        t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
+        rows = int((scan[:, 1] - scan[:, 0]).sum() + (self.part[:, 1] - self.part[:, 0]).sum())
+        run(scan_features, n_features, rows * n_features, self.idx, self.xs, self.ys,
+            self.ws, self.side, self.part, self.part_dst, self.part_frac, self.dup, scan,
+            scan_stats, nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
+            self.is_clf, self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
+            self.mode != 0, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat)
+        self.part = self.part[:0]
+        sp = Splits(k, self.n_stats, self.n_words,
+                    3 * self.max_surrogates if self.sur_rows is not None else 0)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng)
+        has = np.flatnonzero(feat >= 0)
+        sp.feature = feat
+        sp.threshold[has] = t_thr[has, feat[has]]
+        sp.mgl[has] = t_mgl[has, feat[has]]
+        sp.cat[has] = t_cat[has, feat[has]]
+        run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
+            sp.threshold, sp.mgl, sp.cat, self.n_categories, self.is_clf, self.crit,
+            self.mode, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
+        if self.mode != 0:  # the primary's majority side: apply()'s route, surrogates' fallback
+            m = has.shape[0]
+            wl, wr, imp = np.empty(m), np.empty(m), np.empty(m)
+            node_weights(self.is_clf, self.crit, sp.lst[has], wl, imp)
+            node_weights(self.is_clf, self.crit, sp.rst[has], wr, imp)
+            sp.mgl[has] = wl >= wr
+        if self.sur_rows is not None:
+            self._surrogates(scan, feat, sp, rows)
+        return sp
+
+    def _surrogates(self, scan, feat, sp, rows):
+        """Surrogates of each node's split, then the rows missing its feature sent by
+        them (:mod:`fastdt._missing`)."""
+        k, n_features = feat.shape[0], self.n_features
+        agree = np.empty((k, n_features))
+        s_thr = np.empty((k, n_features))
+        s_dir = np.empty((k, n_features), dtype=np.uint8)
+        run(find_surrogates, n_features, rows * n_features, self.idx, self.xs, self.ws, scan,
+            feat, self.n_categories, self.side, agree, s_thr, s_dir)
+        choose_all_surrogates(feat, agree, s_thr, s_dir, sp.lst, sp.rst, self.is_clf,
+                              self.max_surrogates, sp.sur, sp.n_sur)
+        run(resolve_surrogates, k, rows, self.sur_rows, self.idx, self.xs, self.ys, self.ws,
+            scan, feat, sp.sur, sp.n_sur, sp.mgl, self.is_clf, self.crit, self.side, sp.lst,
+            sp.rst, sp.n_left, sp.n_right)
+
+    def release(self, ids):
+        """Nothing to free: a node's rows are only a range of the layout."""
+
+    def make_room(self, ids, nodes):
+        """``missing="fractional"``: the nodes about to split whose children share rows
+        get a range for their right child at the end of the layout (grown by doubling),
+        and each shared row a fresh id for its right copy."""
+        if self.dup is None:
+            return
+        n = nodes.end[ids] - nodes.start[ids]
+        n_l, n_r = nodes.c_nl[ids], nodes.c_nr[ids]
+        shared = n_l + n_r > n
+        if not shared.any():
+            return
+        sizes = n_r[shared]
+        r_start = self.n_used + np.cumsum(sizes) - sizes
+        nodes.c_rstart[ids[shared]] = r_start
+        need = int(self.n_used + sizes.sum())
+        new_ids = int(self.n_ids + (n_l + n_r - n)[shared].sum())
+        cap = self.idx.shape[1]
+        if need > cap:
+            cap = max(2 * cap, need)
+            for name in ("idx", "xs", "ys", "ws"):
+                old = getattr(self, name)
+                grown = np.empty((old.shape[0], cap), dtype=old.dtype)
+                grown[:, : old.shape[1]] = old
+                setattr(self, name, grown)
+        if new_ids > self.side.shape[0]:
+            cap_ids = max(2 * self.side.shape[0], new_ids)
+            for name in ("side", "dup"):
+                old = getattr(self, name)
+                grown = np.zeros(cap_ids, dtype=old.dtype)
+                grown[: old.shape[0]] = old
+                setattr(self, name, grown)
+        sel = ids[shared]
+        self.n_ids = assign_copies(nodes.start[sel], nodes.end[sel], nodes.c_feature[sel],
+                                   self.idx, self.side, self.dup, self.n_ids)
+        self.n_used = need
+
+    def split(self, ids, part, open_, nodes):
+        """Remember the ranges to partition: the next :meth:`find` does it, fused with
+        its scan."""
+        self.part = part
+        if self.dup is not None:
+            node = part[:, 2]
+            shared = nodes.c_rstart[node] >= 0  # rows copied into both children
+            self.part_dst = np.where(shared, nodes.c_rstart[node], -1)
+            self.part_frac = np.where(
+                shared, nodes.weighted_n_node_samples[nodes.left[node]]
+                / nodes.weighted_n_node_samples[node], 0.0)

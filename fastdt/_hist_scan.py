@@ -20,10 +20,10 @@ occupied value bins, whose codes are kept aside.
 """
 
 import numpy as np
-from numba import prange
 
 from ._categorical import categorical_split
-from ._config import FEATURE_THRESHOLD, INLINE, JIT, PJIT
+from ._config import FEATURE_THRESHOLD
+from ._jit import INLINE, JIT
 from ._criteria import score_candidate, split_threshold
 
 
@@ -211,7 +211,7 @@ def _scan_categorical_bins(
     rows (see :func:`fastdt._categorical.best_partition`).
     """
     n_stats = total.shape[0]
-    m = 0
+    m = np.int64(0)  # not Literal[int](0): the callees would compile twice
     for k in range(nb + 1):
         q = np.uint64(k)
         cnt = _bin_rows(h, q, is_clf, weighted)
@@ -237,19 +237,20 @@ def _scan_categorical_bins(
     return proxy, nl, True, np.int64(mask[m - 1]) if g_code[m - 1] < 0 else -1
 
 
-@PJIT
+@JIT
 def scan_nodes(
-    pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
-    bin_lo, bin_hi, n_categories, is_clf, crit, weighted, min_samples_leaf,
+    lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
+    bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
     min_weight_leaf, out_proxy, out_nl, out_thr, out_nc, out_bin, out_mgl, out_cat, out_l,
     out_r,
 ):
-    """Score every (open node, feature) from the nodes' histograms (``prange`` over nodes).
+    """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
 
     A node with ``slots[k] < 0`` has no stored histogram: it is built here, one
     feature at a time, in scratch owned by the thread (over its occupied bins only when
-    it has fewer rows than bins). ``n_categories`` (int32 [F]): 0 for a numeric
-    feature. Outputs are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for
+    it has fewer rows than bins). ``cats`` (int32 [F], categories per feature, 0 for a
+    numeric one) is None when every feature is numeric: numba then prunes the
+    categorical scan before typing. Outputs are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for
     a categorical split), non-constant flag, last bin going left (numeric), side of the
     missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
     [k, F, W], zeros on entry) the left categories of categorical splits;
@@ -258,8 +259,10 @@ def scan_nodes(
     n_features = codes.shape[0]
     n_stats = scan_stats.shape[1]
     width = pool.shape[3]
-    n_groups = pool.shape[2] if n_categories.max() > 0 else 0
-    for k in prange(slots.shape[0]):
+    n_groups = 0
+    if cats is not None:
+        n_groups = pool.shape[2]
+    for k in range(lo, hi):
         a = scan[k, 0]
         b = scan[k, 1]
         stored = slots[k] >= 0
@@ -297,7 +300,7 @@ def scan_nodes(
                 h = scratch
                 h[: nb + 1] = 0.0
                 _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, h)
-            if n_categories[f] > 0:
+            if cats is not None and cats[f] > 0:
                 proxy, nl, nc, mgl = _scan_categorical_bins(
                     h, nb, lo_f, scan_stats[k], scan_w[k], b - a, scan_imp[k], is_clf, crit,
                     weighted, min_samples_leaf, min_weight_leaf, left, work, g_stats,

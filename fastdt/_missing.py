@@ -21,16 +21,17 @@ surrogates only).
 """
 
 import numpy as np
-from numba import prange
 
-from ._config import FEATURE_THRESHOLD, JIT, PJIT
-from ._criteria import split_threshold
-from ._exact import _add_stats
+from ._config import FEATURE_THRESHOLD
+from ._jit import JIT
+from ._criteria import node_weight, split_threshold
+from ._exact_scan import _add_stats
 
 
-@PJIT
-def find_surrogates(idx, xs, ws, seg, feat, n_categories, side, out_agree, out_thr, out_dir):
-    """The best surrogate on every numeric feature of every split node.
+@JIT
+def find_surrogates(lo, hi, idx, xs, ws, seg, feat, n_categories, side, out_agree, out_thr,
+                    out_dir):
+    """The best surrogate on each numeric feature ``g`` in ``[lo, hi)`` of every split node.
 
     Parameters
     ----------
@@ -46,9 +47,9 @@ def find_surrogates(idx, xs, ws, seg, feat, n_categories, side, out_agree, out_t
         Output: agreement (weight; ``-inf`` when the feature has no surrogate
         split), threshold and direction (1: ``x <= threshold`` goes left).
     """
-    n_features, n = idx.shape
+    n = idx.shape[1]
     weighted = ws.shape[1] == n
-    for g in prange(n_features):
+    for g in range(lo, hi):
         idx_g = idx[g]
         xs_g = xs[g]
         for k in range(seg.shape[0]):
@@ -142,10 +143,11 @@ def choose_surrogates(agree, thr, direction, w_left, w_right, max_surrogates, ou
     return m
 
 
-@PJIT
-def resolve_surrogates(X, idx, xs, ys, ws, seg, feat, sur, n_sur, mgl, is_clf, crit, side,
-                       left_stats, right_stats, n_left, n_right):
-    """Send the rows missing their node's split feature by the node's surrogates.
+@JIT
+def resolve_surrogates(lo, hi, X, idx, xs, ys, ws, seg, feat, sur, n_sur, mgl, is_clf, crit,
+                       side, left_stats, right_stats, n_left, n_right):
+    """Send the rows missing their node's split feature by the node's surrogates (nodes
+    ``[lo, hi)``).
 
     For each node, the rows of ``feat``'s range whose value is missing (last in the
     range) try the surrogates ``sur[k, :3 * n_sur[k]]`` in order, reading their own
@@ -159,10 +161,10 @@ def resolve_surrogates(X, idx, xs, ys, ws, seg, feat, sur, n_sur, mgl, is_clf, c
     sur : float64 [k, 3 * S]
         ``(feature, threshold, left_if_le)`` triples (:func:`choose_surrogates`).
     n_sur : int64 [k]
-    Other parameters are those of :func:`fastdt._exact.walk_splits`.
+    Other parameters are those of :func:`fastdt._exact_scan.walk_nodes`.
     """
     weighted = ws.shape[1] == idx.shape[1]
-    for k in prange(seg.shape[0]):
+    for k in range(lo, hi):
         f = feat[k]
         if f < 0:
             continue
@@ -188,3 +190,18 @@ def resolve_surrogates(X, idx, xs, ys, ws, seg, feat, sur, n_sur, mgl, is_clf, c
                 side[r] = 1
                 _add_stats(right_stats[k], is_clf, crit, ys[f, q], wi)
                 n_right[k] += 1
+
+
+@JIT
+def choose_all_surrogates(feat, agree, thr, direction, left_stats, right_stats, is_clf,
+                          max_surrogates, out, n_out):
+    """:func:`choose_surrogates` for every node with a split (``feat >= 0``): its
+    triples into ``out[k]`` (float64 [k, 3 * max_surrogates]), their number into
+    ``n_out[k]``."""
+    for k in range(feat.shape[0]):
+        n_out[k] = 0
+        if feat[k] >= 0:
+            n_out[k] = choose_surrogates(agree[k], thr[k], direction[k],
+                                         node_weight(is_clf, left_stats[k]),
+                                         node_weight(is_clf, right_stats[k]), max_surrogates,
+                                         out[k])

@@ -21,7 +21,8 @@ the routing loop, those random accesses doubled the kernel's time.
 import numpy as np
 from numba import prange
 
-from ._config import JIT, LEAF, PJIT
+from ._config import LEAF
+from ._jit import JIT, PJIT
 from .kernels import fractional_values, go_left
 
 

@@ -26,9 +26,53 @@ classification and the squared error of the node's value for regression.
 
 import numpy as np
 
-from ._config import JIT, LEAF
-from ._grow import _heap_pop, _heap_push
+from ._config import LEAF
+from ._jit import JIT
 from .kernels import go_left
+
+
+@JIT
+def _heap_push(h_key, h_node, size, key, node):
+    """Push onto a max-heap keyed by ``key``; ties pop the smaller node id first."""
+    pos = size
+    h_key[pos] = key
+    h_node[pos] = node
+    while pos > 0:
+        parent = (pos - 1) // 2
+        if h_key[parent] > h_key[pos] or (
+            h_key[parent] == h_key[pos] and h_node[parent] < h_node[pos]
+        ):
+            break
+        h_key[parent], h_key[pos] = h_key[pos], h_key[parent]
+        h_node[parent], h_node[pos] = h_node[pos], h_node[parent]
+        pos = parent
+    return size + 1
+
+
+@JIT
+def _heap_pop(h_key, h_node, size):
+    """Pop the top of the heap; returns ``(node, new_size)``."""
+    top = h_node[0]
+    size -= 1
+    h_key[0] = h_key[size]
+    h_node[0] = h_node[size]
+    pos = 0
+    while True:
+        lc = 2 * pos + 1
+        if lc >= size:
+            break
+        best = lc
+        rc = lc + 1
+        if rc < size and (
+            h_key[rc] > h_key[lc] or (h_key[rc] == h_key[lc] and h_node[rc] < h_node[lc])
+        ):
+            best = rc
+        if h_key[pos] > h_key[best] or (h_key[pos] == h_key[best] and h_node[pos] < h_node[best]):
+            break
+        h_key[pos], h_key[best] = h_key[best], h_key[pos]
+        h_node[pos], h_node[best] = h_node[best], h_node[pos]
+        pos = best
+    return top, size
 
 
 @JIT

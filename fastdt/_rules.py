@@ -26,11 +26,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import prange
 
-from ._config import INLINE, JIT, PJIT
+from ._config import PESSIMISTIC, VALIDATION  # noqa: F401 (the method codes)
+from ._jit import INLINE, JIT, PJIT
 
 # estimate codes of prune_rules
-VALIDATION = 0
-PESSIMISTIC = 1
 
 
 class RuleArrays(NamedTuple):

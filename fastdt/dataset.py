@@ -13,7 +13,6 @@ The arrays are read-only: fits copy what they rearrange.
 import numpy as np
 
 from . import _input
-from ._binning import bin_data
 from ._config import DEFAULT_MAX_BINS, DEFAULT_SUBSAMPLE, MAX_BINS_LIMIT
 
 __all__ = ["Dataset"]
@@ -90,6 +89,8 @@ class Dataset:
 
     def _init_checked(self, Xa, categories, max_bins, subsample, random_state):
         self.categories = categories
+        from ._binning import bin_data  # numba loads on first use
+
         codes, n_bins, lo, hi = bin_data(Xa, max_bins, subsample, random_state,
                                          self.n_categories)
         for a in (codes, n_bins, lo, hi):

@@ -152,13 +152,13 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
     """
     from . import _input
     from ._permute import first_reader, permuted_numeric, permuted_predictions
-    from .api import _X_for, _leaves, _numeric_route
+    from ._predict import X_for, leaves, numeric_route
     from .kernels import step_arrays, value_fractional_batch
 
     tree = _tree_of(tree)
     if not _input._is_int(n_repeats) or n_repeats < 1:
         raise ValueError(f"n_repeats={n_repeats!r} is invalid: it must be an int >= 1")
-    Xa, has_nan = _X_for(tree, X)
+    Xa, has_nan = X_for(tree, X)
     n = Xa.shape[0]
     y = np.asarray(y)
     if y.shape[0] != n:
@@ -166,7 +166,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
     w = _input.check_sample_weight(sample_weight, n)
     rng = np.random.default_rng(_input.seed_from(random_state))
     is_clf = tree.task == "classification"
-    fractional = bool(has_nan) and tree.params.get("missing") == "fractional"  # api._values
+    fractional = bool(has_nan) and tree.params.get("missing") == "fractional"  # _predict.values
     if is_clf:  # y as class codes (-1: not a class); pred == y iff the codes are equal
         target = np.full(n, -1.0)
         for k, c in enumerate(tree.classes):
@@ -190,12 +190,12 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
         base_pred = np.argmax(values, axis=1).astype(np.float64) if is_clf else values[:, 0]
         rows, starts, node_pred = np.arange(n), np.zeros(n, dtype=np.int64), np.empty(0)
     else:
-        leaves = _leaves(tree, Xa, has_nan)
+        leaf = leaves(tree, Xa, has_nan)
         node_pred = (np.argmax(tree.value, axis=1).astype(np.float64) if is_clf
                      else tree.value[:, 0].copy())
-        base_pred = node_pred[leaves]
+        base_pred = node_pred[leaf]
         first = np.empty(tree.node_count, dtype=np.int64)
-    steps = step_arrays(t, Xa.dtype) if _numeric_route(tree, has_nan) else None
+    steps = step_arrays(t, Xa.dtype) if numeric_route(tree, has_nan) else None
     height = _subtree_heights(tree)
     base = score(base_pred)
     pred = np.empty(n)
@@ -203,7 +203,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
     for f in range(tree.n_features):
         if not fractional:  # only rows whose path reads f, from the first node reading it
             first_reader(t, f, first)
-            start = first[leaves]
+            start = first[leaf]
             rows = np.flatnonzero(start >= 0)
             starts = start[rows]
         for r in range(n_repeats):
@@ -299,13 +299,13 @@ def explain(tree, X, *, feature_names=None, class_names=None, decimals=3, _estim
     >>> print(fastdt.explain(tree, [[2.5]], feature_names=["x"])[0])
     x = 2.5 > 1.500 -> b (2 samples, p=1.00)
     """
-    from .api import _X_for, _values, decision_path
+    from ._predict import X_for, decision_path, values
     from .export import _options, _split_text
 
     tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
-    Xa, _ = _X_for(tree, X, _estimator_name)
-    indptr, indices = decision_path(tree, Xa)
-    values = _values(tree, Xa)
+    Xa, has_nan = X_for(tree, X, _estimator_name)
+    indptr, indices = decision_path(tree, Xa, has_nan)
+    node_values = values(tree, Xa)
     fractional = tree.params.get("missing") == "fractional"
     out = []
     for i in range(Xa.shape[0]):
@@ -327,11 +327,11 @@ def explain(tree, X, *, feature_names=None, class_names=None, decimals=3, _estim
             conditions.append(Condition(int(node), f, names[f], value, went_left, text))
         leaf = int(path[-1])
         if labels is not None:
-            k = int(np.argmax(values[i]))
-            prediction, proba = tree.classes[k], values[i].copy()
+            k = int(np.argmax(node_values[i]))
+            prediction, proba = tree.classes[k], node_values[i].copy()
             tail = f"{labels[k]} ({int(tree.n_node_samples[leaf])} samples, p={proba[k]:.2f})"
         else:
-            prediction, proba = float(values[i, 0]), None
+            prediction, proba = float(node_values[i, 0]), None
             tail = f"{number(prediction)} ({int(tree.n_node_samples[leaf])} samples)"
         text = "; ".join(c.text for c in conditions)
         text = f"{text} -> {tail}" if text else f"-> {tail}"

@@ -23,13 +23,15 @@ Routing at node ``i`` (the format's contract; see the README):
 * the missing route tries the node's surrogate splits in rank order, then falls back
   to ``missing_go_left[i]``.
 
-Only the batch kernels (``*_batch``) are parallel (``prange`` over rows).
+The batch kernels (``*_batch``) are serial and release the GIL: fastdt runs them on
+blocks of rows on several threads (:mod:`fastdt._parallel`); a user's code can do the
+same, or call them from its own ``prange``.
 """
 
 import numpy as np
-from numba import prange
 
-from ._config import INLINE, JIT, LEAF, PJIT
+from ._config import LEAF
+from ._jit import INLINE, JIT
 
 
 @JIT
@@ -76,9 +78,9 @@ def leaf_index(t, x):
     return node
 
 
-@PJIT
+@JIT
 def apply_batch(t, X, out):
-    """``out[i] = leaf_index(t, X[i])`` for every row of ``X`` (parallel over rows).
+    """``out[i] = leaf_index(t, X[i])`` for every row of ``X`` (serial; threads run blocks of rows).
 
     Parameters
     ----------
@@ -86,13 +88,13 @@ def apply_batch(t, X, out):
     X : float32 or float64 [n, n_features]
     out : int64 [n]
     """
-    for i in prange(X.shape[0]):
+    for i in range(X.shape[0]):
         out[i] = leaf_index(t, X[i])
 
 
-@PJIT
+@JIT
 def value_batch(t, X, out):
-    """``out[i] = value[leaf_index(t, X[i])]`` (parallel over rows).
+    """``out[i] = value[leaf_index(t, X[i])]`` (serial; threads run blocks of rows).
 
     Parameters
     ----------
@@ -100,13 +102,13 @@ def value_batch(t, X, out):
     X : float32 or float64 [n, n_features]
     out : float64 [n, n_values]
     """
-    for i in prange(X.shape[0]):
+    for i in range(X.shape[0]):
         out[i] = t.value[leaf_index(t, X[i])]
 
 
-@PJIT
+@JIT
 def decision_path_batch(t, X, indptr, indices):
-    """Nodes visited by each row, in CSR form (parallel over rows).
+    """Nodes visited by each row, in CSR form (serial; threads run blocks of rows).
 
     Parameters
     ----------
@@ -118,7 +120,7 @@ def decision_path_batch(t, X, indptr, indices):
     indices : int64 [indptr[n]]
         Output: node ids of each row's path, root first.
     """
-    for i in prange(X.shape[0]):
+    for i in range(X.shape[0]):
         node = 0
         p = indptr[i]
         indices[p] = 0
@@ -163,7 +165,7 @@ def step_arrays(t, dtype):
     return packed, thr
 
 
-@PJIT
+@JIT
 def apply_numeric_batch(packed, thresholds, n_steps, X, out):
     """Leaf ids of the rows of ``X`` for a numeric-only tree (no NaN in ``X``).
 
@@ -183,7 +185,7 @@ def apply_numeric_batch(packed, thresholds, n_steps, X, out):
         Output: leaf ids.
     """
     n = X.shape[0]
-    for blk in prange(n // 8):
+    for blk in range(n // 8):
         s = blk * 8
         r0, r1, r2, r3 = X[s], X[s + 1], X[s + 2], X[s + 3]
         r4, r5, r6, r7 = X[s + 4], X[s + 5], X[s + 6], X[s + 7]
@@ -260,9 +262,9 @@ def fractional_values(t, x, s_node, s_w, out):
             out[c] += w * t.value[node, c]
 
 
-@PJIT
+@JIT
 def value_fractional_batch(t, X, out):
-    """Predictions of a ``missing="fractional"`` tree (C4.5), parallel over rows: row
+    """Predictions of a ``missing="fractional"`` tree (C4.5), serial; threads run blocks of rows: row
     ``i`` as :func:`fractional_values` into ``out[i]``.
 
     Parameters
@@ -273,9 +275,7 @@ def value_fractional_batch(t, X, out):
     """
     n = X.shape[0]
     size = np.int64(t.depth.max()) + 2  # pending right branches: one per level at most
-    block = 256
-    for blk in prange((n + block - 1) // block):
-        s_node = np.empty(size, dtype=np.int64)
-        s_w = np.empty(size)
-        for i in range(blk * block, min(n, (blk + 1) * block)):
-            fractional_values(t, X[i], s_node, s_w, out[i])
+    s_node = np.empty(size, dtype=np.int64)
+    s_w = np.empty(size)
+    for i in range(n):
+        fractional_values(t, X[i], s_node, s_w, out[i])

@@ -10,12 +10,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _input
+from . import _engine, _input
+from ._predict import X_for
 from ._config import LEAF
-from ._grow import bfs_order
-from ._prune import node_losses, path_losses, reduced_error, weakest_link
 from .export import _tree_of
-from .tree import Tree, empty_extras
+from .tree import Tree, bfs_order, empty_extras
 
 __all__ = ["PruningPath", "CCPCVResult", "cost_complexity_pruning_path", "prune", "ccp_cv",
            "prune_reduced_error"]
@@ -36,6 +35,8 @@ def _weakest_link(tree, ccp_alpha):
     alphas, impurities = np.empty(n), np.empty(n)
     keep = np.empty(n, dtype=np.uint8)
     step = np.empty(n, dtype=np.int64)
+    from ._prune import weakest_link  # numba loads on first use
+
     m = weakest_link(tree.left, tree.right, tree.weighted_n_node_samples, tree.impurity,
                      float(ccp_alpha), alphas, impurities, keep, step)
     return alphas[:m].copy(), impurities[:m].copy(), keep, step
@@ -203,7 +204,6 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
     >>> result = fastdt.ccp_cv(X, y, cv=5, min_samples_leaf=5)   # doctest: +SKIP
     >>> tree = result.tree  # == fastdt.fit(X, y, ccp_alpha=result.best_alpha, ...)
     """
-    from .api import fit  # fit prunes with this module: import at call time
     from .dataset import Dataset
 
     if isinstance(X, Dataset):
@@ -213,7 +213,7 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
         raise ValueError("ccp_cv chooses ccp_alpha: do not pass it")
     if not isinstance(shuffle, (bool, np.bool_)):
         raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
-    full = fit(X, y, sample_weight=sample_weight, **fit_params)  # also checks everything
+    full = _engine.build(X, y, sample_weight, fit_params)[0]  # also checks everything
     alphas = cost_complexity_pruning_path(full).ccp_alphas
     is_clf = full.task == "classification"
     Xa, categories = _input.check_X_fit(X, fit_params.get("categorical_features"))
@@ -233,11 +233,13 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
                   categorical_features=mask if mask.any() else None)
     fold_scores = np.empty((len(splits), alphas.shape[0]))
     for j, (tr, te) in enumerate(splits):
-        t = fit(Xa[tr], target[tr], sample_weight=None if sample_weight is None else sw[tr],
-                **params)
+        t = _engine.build(Xa[tr], target[tr], None if sample_weight is None else sw[tr],
+                          params)[0]
         t_alphas, _, _, step = _weakest_link(t, np.inf)
         loss = np.empty(t_alphas.shape[0])
         Xte = np.ascontiguousarray(Xa[te])
+        from ._prune import path_losses
+
         path_losses(t.arrays, Xte, target_f[te], sw[te], _node_predictions(t), is_clf,
                     step, loss)
         score = _score(loss, target_f[te], sw[te], is_clf)
@@ -278,10 +280,8 @@ def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
     Tree
         A new, compact Tree.
     """
-    from .api import _X_for
-
     tree = _tree_of(tree)
-    Xa, has_nan = _X_for(tree, X_val)
+    Xa, has_nan = X_for(tree, X_val)
     n = Xa.shape[0]
     is_clf = tree.task == "classification"
     if has_nan and tree.params.get("missing") == "fractional":
@@ -295,6 +295,8 @@ def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
         node_pred = _node_predictions(tree)
     sw = _input.check_sample_weight(sample_weight, n)
     leaf_loss = np.empty(tree.node_count)
+    from ._prune import node_losses, reduced_error
+
     node_losses(tree.arrays, Xa, target, sw, node_pred, is_clf, leaf_loss)
     keep = np.empty(tree.node_count, dtype=np.uint8)
     reduced_error(tree.left, leaf_loss, keep)

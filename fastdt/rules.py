@@ -32,11 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import _input
-from ._config import CODE_DTYPE, LEAF
-from ._rules import (
-    PESSIMISTIC, VALIDATION, RuleArrays, c45_added_errors, condition_bits, match_batch,
-    prune_rules,
-)
+from ._config import CODE_DTYPE, LEAF, PESSIMISTIC, VALIDATION
 from .export import _feature_names, _left_categories, _tree_of
 
 __all__ = ["Condition", "Rule", "RuleList", "extract", "pessimistic_error"]
@@ -372,6 +368,7 @@ def pessimistic_error(errors, n, confidence=0.25):
     if not (_input._is_real(n) and n > 0 and _input._is_real(errors) and 0 <= errors <= n):
         raise ValueError(f"need 0 <= errors <= n and n > 0, got errors={errors!r}, n={n!r}")
     n, e = float(n), float(errors)
+    from ._rules import c45_added_errors  # numba loads on first use
     return (e + c45_added_errors(n, e, cf, c45_coefficient(cf))) / n
 
 
@@ -477,15 +474,16 @@ class RuleList:
     # -------------------------------------------------------------- prediction
     def _match(self, Xa):
         out = np.empty(Xa.shape[0], dtype=np.int64)
+        from ._rules import match_batch  # numba loads on first use
         match_batch(self.arrays, Xa, out)
         return out
 
     def apply(self, X):
         """Index of the rule that classifies each row (the first that covers it), -1
         where the default class does (int64)."""
-        from .api import _X_for
+        from ._predict import X_for
 
-        return self._match(_X_for(self._tree, X)[0])
+        return self._match(X_for(self._tree, X)[0])
 
     def _predict_codes(self, Xa):
         idx = self._match(Xa)
@@ -496,15 +494,15 @@ class RuleList:
     def predict(self, X):
         """Class labels: the class of the first rule that covers each row, else the
         default class. ``X`` is checked and converted as by ``fastdt.predict``."""
-        from .api import _X_for
+        from ._predict import X_for
 
-        return self.classes[self._predict_codes(_X_for(self._tree, X)[0])]
+        return self.classes[self._predict_codes(X_for(self._tree, X)[0])]
 
     def score(self, X, y):
         """Accuracy of :meth:`predict` on ``X, y``."""
-        from .api import _X_for
+        from ._predict import X_for
 
-        Xa = _X_for(self._tree, X)[0]
+        Xa = X_for(self._tree, X)[0]
         codes = _input.class_codes(self.classes, y, Xa.shape[0])
         return float(np.mean(self._predict_codes(Xa) == codes))
 
@@ -559,18 +557,19 @@ class RuleList:
             Bad ``method`` or ``confidence``, ``X`` of the wrong shape, ``y`` of
             another length or with labels the tree does not know.
         """
-        from .api import _X_for
+        from ._predict import X_for
 
         if method not in _METHODS:
             raise ValueError(f"method={method!r} is invalid: it must be one of "
                              f"{sorted(_METHODS)}")
         cf = _check_confidence(confidence)
-        Xa = _X_for(self._tree, X)[0]
+        Xa = X_for(self._tree, X)[0]
         codes = _input.class_codes(self.classes, y, Xa.shape[0])
         r = self.arrays
         n_rules = len(self.rules)
         n_words = (Xa.shape[0] + 63) // 64
         bits = np.empty((r.cond_feature.shape[0], n_words), dtype=np.uint64)
+        from ._rules import condition_bits, prune_rules  # numba loads on first use
         condition_bits(r, np.ascontiguousarray(Xa.T), bits)
         class_bits = _class_bits(codes, len(self.classes), n_words)
         keep = np.empty(self.n_conditions, dtype=np.uint8)
@@ -669,6 +668,7 @@ def _encode(rules, tree):
             pos += n_words
         else:
             offset.append(-1)
+    from ._rules import RuleArrays  # numba loads on first use
     return RuleArrays(
         rule_ptr=np.array(ptr, dtype=np.int64),
         rule_cond=np.array(rule_cond, dtype=np.int64),

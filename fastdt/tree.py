@@ -456,6 +456,20 @@ def _validate(t):
         _fail("surrogate thresholds must be finite, left_if_le 0 or 1")
 
 
+def bfs_order(left, right):
+    """Breadth-first order of the nodes reachable from node 0: ``order[new_id] = old_id``."""
+    order = [np.zeros(1, dtype=np.int64)]
+    level = order[0]
+    while True:
+        inner = level[left[level] != LEAF]
+        if not inner.shape[0]:
+            break
+        level = np.empty(2 * inner.shape[0], dtype=np.int64)
+        level[0::2], level[1::2] = left[inner], right[inner]
+        order.append(level)
+    return np.concatenate(order)
+
+
 def empty_extras(n_nodes, n_features):
     """The categorical and surrogate arrays of a tree that uses neither."""
     return {

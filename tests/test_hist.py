@@ -189,11 +189,11 @@ def test_hist_equals_exact_property(seed, n, n_features, levels, depth, msl):
 
 def test_pool_exhaustion_falls_back_to_building_from_rows(monkeypatch):
     """With room for two histograms only, nodes are built from rows: same tree."""
-    import fastdt.api
+    import fastdt._hist
 
     X, y, _ = coarse_data(n=3000, seed=8)
     full = fastdt.fit(X, y, splitter="hist", max_bins=16)
-    monkeypatch.setattr(fastdt.api, "HIST_POOL_BYTES", 1)
+    monkeypatch.setattr(fastdt._hist, "HIST_POOL_BYTES", 1)
     tight = fastdt.fit(X, y, splitter="hist", max_bins=16)
     assert_identical(tight, full)
 

@@ -155,19 +155,19 @@ def test_scan_bins_tries_missing_right_then_present_versus_missing_then_missing_
 
 
 def test_mark_sides_routes_missing_and_categories():
-    from fastdt._hist import mark_sides
+    from fastdt._hist_build import mark_sides
 
     codes = np.array([[0, 1, 2, 3, 3, 1], [0, 1, 2, 3, 0, 2]], dtype=np.uint8)
     part = np.array([[0, 6, 0]], dtype=np.int64)
     n_bins = np.array([3, 3], dtype=np.int32)
     side = np.zeros(6, dtype=np.uint8)
     for mgl, expect in ((1, [0, 0, 1, 0, 0, 0]), (0, [0, 0, 1, 1, 1, 0])):
-        mark_sides.py_func(codes, part, np.array([0]), np.array([1]), np.array([mgl]),
+        mark_sides.py_func(0, 1, codes, part, np.array([0]), np.array([1]), np.array([mgl]),
                    np.zeros((1, 1), dtype=np.uint64), n_bins, np.array([0, 3], np.int32),
                    side)
         np.testing.assert_array_equal(side, expect)
     # feature 1 categorical (3 categories, code 3 missing): category 2 left, missing left
-    mark_sides.py_func(codes, part, np.array([1]), np.array([-1]), np.array([1]),
+    mark_sides.py_func(0, 1, codes, part, np.array([1]), np.array([-1]), np.array([1]),
                np.array([[4]], dtype=np.uint64), n_bins, np.array([0, 3], np.int32), side)
     np.testing.assert_array_equal(side, [1, 1, 0, 0, 1, 0])
 
@@ -248,12 +248,12 @@ def test_hist_equals_exact_on_a_dataframe_with_string_and_category_columns():
 
 def test_pool_exhaustion_and_small_nodes_with_missing_and_categories(monkeypatch):
     """Histograms from the pool, built on the fly (dense and compact): one tree."""
-    import fastdt.api
+    import fastdt._hist
 
     X, y, _ = mixed_data(n=3000, seed=10, k=12)
     params = {"categorical_features": [3], "splitter": "hist", "max_bins": 16}
     full = fastdt.fit(X, y, **params)
-    monkeypatch.setattr(fastdt.api, "HIST_POOL_BYTES", 1)
+    monkeypatch.setattr(fastdt._hist, "HIST_POOL_BYTES", 1)
     assert_same_tree(fastdt.fit(X, y, **params), full)
 
 

@@ -53,9 +53,10 @@ def _permutation_importance_reference(tree, X, y, *, n_repeats=5, random_state=N
                                       sample_weight=None):
     """The first, numpy implementation: shuffle a column of a copy of X, predict it."""
     from fastdt import _input
-    from fastdt.api import _X_for, predict
+    from fastdt._predict import X_for
+    from fastdt.api import predict
 
-    Xa, _ = _X_for(tree, X)
+    Xa, _ = X_for(tree, X)
     n = Xa.shape[0]
     y = np.asarray(y)
     w = _input.check_sample_weight(sample_weight, n)

@@ -1,0 +1,297 @@
+"""The engine every learner shares: prepare the data once, grow trees, assemble them.
+
+::
+
+    prep = prepare(X, y, sample_weight, params)   # checks, label/category codes, limits,
+                                                  # the presort (exact) or the bins (hist)
+    raw = grow(prep)                              # one tree's node tables (the kernels)
+    tree = assemble(prep, raw)                    # a fastdt.Tree
+
+:func:`build` is these three steps (``fastdt.fit`` adds the pruning of ``ccp_alpha``).
+Growing more than one tree from one preparation (cross-validation folds on a Dataset,
+ensembles) passes ``copy=True`` to :func:`grow`, which then leaves the prepared layout
+as it was; a single fit lets the growth rearrange it in place.
+
+Nothing here imports numba at module level: ``import fastdt`` stays light, and numba
+loads with the first fit.
+"""
+
+import numpy as np
+
+from . import _input
+from ._config import CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, FORMAT_VERSION, \
+    MISSING_STRATEGIES, POISSON
+from .dataset import Dataset
+from .tree import Tree, empty_extras
+
+__all__ = ["Prepared", "prepare", "grow", "assemble", "build"]
+
+
+class Prepared:
+    """Data and parameters checked and converted for growing trees (see :func:`prepare`).
+
+    Attributes
+    ----------
+    task, criterion, crit, is_clf : the task, the criterion's name and code
+    classes : ndarray or None
+        Class labels (classification); ``target`` holds codes into them.
+    target : int32 (classification) or float64 ndarray [n]
+        Of the rows that take part in the growth (weight > 0).
+    weights : float64 ndarray [n] or None
+        Their weights (class weights folded in); None when every weight is 1.
+    n_stats : int
+        Width of a statistics row (classes, or 3 for regression).
+    splitter : {"best", "hist"}
+    X : float32/float64 ndarray [n, F] or None
+        The rows (exact splitter).
+    layout : tuple or None
+        The exact splitter's presorted layout (:func:`fastdt._exact.presort`).
+    dataset : Dataset or None
+        The bins (histogram splitter); ``own_codes``: its codes may be rearranged.
+    n_features, feature_names, categories, n_categories, mode, max_surrogates
+    limits : dict
+        The stopping rules resolved to numbers (:func:`fastdt._input.resolve_limits`).
+    seed : uint64
+        Seed of the feature sampler.
+    record : dict
+        The parameters stored in the Tree.
+    """
+
+
+def prepare(X, y, sample_weight=None, params=None):
+    """Check and convert everything a fit needs, and sort or bin the features.
+
+    Parameters are those of :func:`fastdt.fit` (``params``: its keyword parameters).
+    Raises ``ValueError``/``TypeError`` naming the problem before any kernel runs.
+    """
+    p = _input.check_params(params or {})
+    prep = Prepared()
+    splitter = p["splitter"] or ("hist" if isinstance(X, Dataset) else "best")
+    if isinstance(X, Dataset):
+        if splitter != "hist":
+            raise ValueError("a Dataset holds binned features: fit it with splitter='hist'")
+        if p["categorical_features"] is not None:
+            raise ValueError(
+                "categorical_features is set when the Dataset is built: "
+                "Dataset(X, categorical_features=...)"
+            )
+        if p["max_bins"] is not None and p["max_bins"] != X.max_bins:
+            raise ValueError(
+                f"max_bins={p['max_bins']} differs from the Dataset's max_bins={X.max_bins}; "
+                "bin a new Dataset to change it"
+            )
+        dataset, Xa = X, None
+        prep.feature_names = X.feature_names
+        n, n_features = X.shape
+        categories = X.categories
+    else:
+        if splitter == "best" and p["max_bins"] is not None:
+            raise ValueError("max_bins applies to splitter='hist' only")
+        dataset = None
+        prep.feature_names = _input.feature_names_of(X)
+        Xa, categories = _input.check_X_fit(X, p["categorical_features"])
+        n, n_features = Xa.shape
+    mode = MISSING_STRATEGIES.index(p["missing"])
+    if splitter == "hist" and mode != 0:
+        raise ValueError(
+            f"missing={p['missing']!r} needs splitter='best'; the histogram splitter "
+            "learns the side of missing values (missing='learn')"
+        )
+    task = _input.infer_task(y, p["task"], p["criterion"])
+    criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
+    if task == "classification" and criterion not in CRITERIA_CLF:
+        raise ValueError(f"criterion={criterion!r} is a regression criterion")
+    if task == "regression" and criterion not in CRITERIA_REG:
+        raise ValueError(f"criterion={criterion!r} is a classification criterion")
+    if task == "regression" and p["class_weight"] is not None:
+        raise ValueError("class_weight applies to classification only")
+    sw = _input.check_sample_weight(sample_weight, n)
+
+    if task == "classification":
+        classes, target = _input.check_y_classification(y, n)  # int32 class codes
+        cw = _input.class_weights(p["class_weight"], classes, target)
+        if cw is not None:
+            sw = sw * cw
+            if not sw.sum() > 0:
+                raise ValueError("class_weight leaves every sample with zero weight")
+        crit = CRITERIA_CLF[criterion]
+        n_stats = len(classes)
+    else:
+        classes = None
+        target = _input.check_y_regression(y, n)
+        crit = CRITERIA_REG[criterion]
+        if crit == POISSON:
+            if np.any(target < 0) or not (target * sw).sum() > 0:
+                raise ValueError(
+                    "criterion='poisson' needs y >= 0 with a positive (weighted) sum"
+                )
+        n_stats = 3
+
+    prep.limits = _input.resolve_limits(p, n, n_features, sw)
+    prep.seed = _input.seed_from(p["random_state"])
+    # Samples of weight zero are left out of the growth, as scikit-learn's splitter
+    # does: they count in no node (n_node_samples, min_samples_*) and place no threshold.
+    # Fractional min_samples_* were resolved above from all samples, as scikit-learn.
+    positive = None
+    if not sw.min() > 0:
+        positive = sw > 0
+        target = target[positive]
+        sw = sw[positive]
+    # None: every weight is 1 (fractional rows need weights of their own)
+    has_nan = Xa is not None and mode == 1 and bool(np.isnan(Xa).any())
+    prep.weights = sw if np.any(sw != 1.0) or has_nan else None
+    prep.task, prep.criterion, prep.crit = task, criterion, crit
+    prep.is_clf = task == "classification"
+    prep.classes, prep.target, prep.n_stats = classes, target, n_stats
+    prep.splitter, prep.mode, prep.max_surrogates = splitter, mode, p["max_surrogates"]
+    prep.n_features, prep.categories = n_features, categories
+    prep.n_categories = _input.n_categories_of(categories)
+    prep.ccp_alpha = p["ccp_alpha"]
+    prep.record = _record(p, criterion, task, splitter, dataset)
+    prep.X = prep.layout = prep.dataset = None
+    if splitter == "hist":
+        prep.own_codes = dataset is None  # binned here: the fit may rearrange the codes
+        if dataset is None:
+            dataset = Dataset._from_checked(Xa, categories, p["max_bins"] or DEFAULT_MAX_BINS,
+                                            prep.feature_names)
+            prep.record["max_bins"] = dataset.max_bins
+        prep.dataset = dataset
+        prep.positive = positive
+    else:
+        from ._exact import presort
+
+        prep.X = Xa if positive is None else np.ascontiguousarray(Xa[positive])
+        prep.layout = presort(prep.X, target, prep.weights)
+    return prep
+
+
+def _record(p, criterion, task, splitter, dataset):
+    """The parameters the Tree keeps (JSON-ready)."""
+    record = {k: v for k, v in p.items() if k != "random_state"}
+    record["criterion"] = criterion
+    record["task"] = task
+    record["splitter"] = splitter
+    if dataset is not None:
+        record["max_bins"] = dataset.max_bins
+    if isinstance(p["random_state"], (int, np.integer)):
+        record["random_state"] = int(p["random_state"])
+    if record["categorical_features"] is not None:
+        record["categorical_features"] = np.asarray(record["categorical_features"]).tolist()
+    if isinstance(record.get("class_weight"), dict):
+        record["class_weight"] = {str(k): float(v) for k, v in record["class_weight"].items()}
+    return record
+
+
+def grow(prep, *, copy=True, seed=None):
+    """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
+
+    ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
+    Dataset that the fit binned itself) in place: the last or only tree of a
+    preparation. ``seed`` replaces the prepared seed of the feature sampler.
+    """
+    from ._grow import grow as run_growth
+
+    lim = prep.limits
+    common = dict(n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
+                  n_categories=prep.n_categories,
+                  min_samples_leaf=lim["min_samples_leaf"],
+                  min_weight_leaf=lim["min_weight_leaf"])
+    if prep.splitter == "hist":
+        from ._hist import HistSplitter
+
+        ds = prep.dataset
+        if prep.positive is None:
+            codes = ds.codes if (prep.own_codes and not copy) else ds.codes.copy()
+            codes.flags.writeable = True
+        else:
+            codes = np.ascontiguousarray(ds.codes[:, prep.positive])
+        splitter = HistSplitter(codes, prep.target, prep.weights, n_bins=ds.n_bins,
+                                bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, **common)
+        max_surrogates = 0
+    else:
+        from ._exact import ExactSplitter
+
+        layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
+        splitter = ExactSplitter(prep.X, layout, mode=prep.mode,
+                                 max_surrogates=prep.max_surrogates, **common)
+        max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
+    return run_growth(
+        splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
+        max_surrogates=max_surrogates, max_depth=lim["max_depth"],
+        min_samples_split=lim["min_samples_split"],
+        min_samples_leaf=lim["min_samples_leaf"], min_weight_leaf=lim["min_weight_leaf"],
+        min_impurity_decrease=lim["min_impurity_decrease"],
+        max_features=lim["max_features"], max_leaf_nodes=lim["max_leaf_nodes"],
+        seed=prep.seed if seed is None else np.uint64(seed),
+    )
+
+
+def assemble(prep, raw):
+    """The :class:`fastdt.Tree` of node tables ``raw`` grown from ``prep``."""
+    inode, fnode, stats, cat, sur, n_sur = raw
+    wn = fnode[:, 2]
+    if prep.is_clf:
+        value = stats / wn[:, None]
+    else:
+        value = (stats[:, 1] / wn)[:, None]
+    arrays = {
+        "feature": inode[:, 0].astype(np.int32),
+        "threshold": np.ascontiguousarray(fnode[:, 0]),
+        "left": inode[:, 1].astype(np.int32),
+        "right": inode[:, 2].astype(np.int32),
+        "value": np.ascontiguousarray(value),
+        "impurity": np.ascontiguousarray(fnode[:, 1]),
+        "n_node_samples": inode[:, 3].copy(),
+        "weighted_n_node_samples": np.ascontiguousarray(wn),
+        "depth": inode[:, 4].astype(np.int32),
+        "missing_go_left": inode[:, 5].astype(np.uint8),
+        **empty_extras(inode.shape[0], prep.n_features),
+        **_category_arrays(inode[:, 0], cat, prep.n_categories),
+        **_surrogate_arrays(sur, n_sur),
+    }
+    return Tree(
+        arrays, task=prep.task, n_features=prep.n_features, classes=prep.classes,
+        feature_names=prep.feature_names, categories=prep.categories,
+        criterion=prep.criterion, params=dict(prep.record), format_version=FORMAT_VERSION,
+    )
+
+
+def build(X, y, sample_weight=None, params=None):
+    """One tree, prepared, grown and assembled (not pruned: ``ccp_alpha`` is left to
+    the caller). Returns ``(tree, prep)``."""
+    prep = prepare(X, y, sample_weight, params)
+    return assemble(prep, grow(prep, copy=False)), prep
+
+
+def _category_arrays(feature, cat, n_categories):
+    """``cat_offset``, ``cat_bitsets`` and ``n_categories`` of the format from the
+    driver's per-node bitsets (``cat``: uint64 [n_nodes, W])."""
+    n = feature.shape[0]
+    offset = np.full(n, -1, dtype=np.int64)
+    nodes = np.flatnonzero(feature >= 0)
+    k = n_categories[feature[nodes]].astype(np.int64)
+    nodes, k = nodes[k > 0], k[k > 0]
+    if not nodes.shape[0]:
+        return {"cat_offset": offset, "cat_bitsets": np.zeros(0, np.uint64),
+                "n_categories": n_categories.astype(np.int32)}
+    words = (k + 63) // 64
+    offset[nodes] = np.cumsum(words) - words
+    bitsets = np.concatenate([cat[node, :w] for node, w in zip(nodes, words)])
+    return {"cat_offset": offset, "cat_bitsets": bitsets.astype(np.uint64),
+            "n_categories": n_categories.astype(np.int32)}
+
+
+def _surrogate_arrays(sur, n_sur):
+    """The format's surrogate arrays (CSR by node) from the driver's per-node table
+    of ``(feature, threshold, left_if_le)`` triples."""
+    ptr = np.zeros(n_sur.shape[0] + 1, dtype=np.int64)
+    np.cumsum(n_sur, out=ptr[1:])
+    rows = np.repeat(np.arange(n_sur.shape[0]), n_sur)
+    cols = np.arange(rows.shape[0]) - ptr[rows]
+    triples = sur[rows[:, None], 3 * cols[:, None] + np.arange(3)] if rows.size else np.zeros((0, 3))
+    return {
+        "surrogate_ptr": ptr,
+        "surrogate_feature": triples[:, 0].astype(np.int32),
+        "surrogate_threshold": np.ascontiguousarray(triples[:, 1]),
+        "surrogate_left_if_le": triples[:, 2].astype(np.uint8),
+    }

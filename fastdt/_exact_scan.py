@@ -1,0 +1,681 @@
+"""Exact splitter kernels: sort every feature once, then partition and scan per level.
+
+(The splitter that calls them, level by level, is :class:`fastdt._exact.ExactSplitter`.)
+
+Data layout (the "presorted" layout of SLIQ/SPRINT and early scikit-learn)::
+
+    idx[f, :]   int32 sample ids, sorted by X[:, f] *within each node's segment*
+    xs[f, :]    the matching values X[idx[f, p], f] (X's own dtype)
+    ys[f, :]    the matching targets: class code (as float) or y
+    ws[f, :]    the matching sample weights (only when weighted; else shape [F, 0])
+
+    feature f:  | node 3: [a3, b3) | node 4: [a4, b4) | ... finished leaves ... |
+                  sorted by x_f       sorted by x_f
+
+Targets and weights travel with the sorted ids, so that scanning a feature reads memory
+strictly in order: a random access per row (``y[idx]``) costs a cache miss on large
+data, which would dominate the whole fit.
+
+Every node owns the same range ``[start, end)`` in every feature's row. Splitting a node
+is a *stable* partition of that range in every row (left samples first, then right), so
+each child's range stays sorted and no feature is ever sorted again. Finished leaves are
+simply never visited again: a level costs time in proportion to the rows of the nodes
+that are still open.
+
+Per level, :func:`scan_features` does, for every feature of a range (threads take
+ranges of features, :mod:`fastdt._parallel`; each owns whole rows, so there are no write
+races):
+
+1. partition the ranges of the nodes that were split at the previous level, using the
+   per-sample ``side`` marks (0 = left, 1 = right) written by :func:`walk_nodes`;
+2. scan the ranges of the new open nodes left to right, accumulating weighted class
+   counts (or sums of ``w*y``) as prefix sums, and score every boundary between two
+   distinct values with the criterion's proxy. The best candidate of each
+   (node, feature) goes into a table that is reduced serially, in feature order, by the
+   driver (deterministic whatever the number of threads).
+"""
+
+import math
+
+import numpy as np
+from ._categorical import categorical_split
+from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, POISSON
+from ._jit import INLINE, JIT
+from ._criteria import (
+    impurity, node_weight, present_score, score_candidate, split_threshold,
+)
+
+_MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
+
+
+@JIT
+def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
+    """Sort one feature row in place by value, carrying ids, targets and weights along.
+
+    LSD radix sort on order-preserving 64-bit keys: values are widened to float64
+    (exactly) and mapped to unsigned keys whose order is the values' order (-0.0 and
+    0.0 are one value). Only the bits that vary among the keys are sorted, in as few
+    passes of at most 8 bits as they need (float32 data: the low 29 bits are zero, so
+    about 5 passes). The sort is stable: equal values keep their order in the row.
+    Every pass reads in order and writes to 256 streams per array, so no row is ever
+    fetched at random.
+    """
+    n = xs_f.shape[0]
+    keys = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        v = np.float64(xs_f[i])
+        if v != v:
+            v = np.nan  # one NaN, positive: missing values sort last
+        keys[i] = v if v != 0.0 else 0.0
+    keys = keys.view(np.uint64)  # reinterpreted in place
+    top = np.uint64(1) << np.uint64(63)
+    all_or = np.uint64(0)
+    all_and = ~np.uint64(0)
+    for i in range(n):
+        u = keys[i]
+        k = ~u if u & top else u | top
+        keys[i] = k
+        all_or |= k
+        all_and &= k
+    varying = all_or ^ all_and
+    if varying == np.uint64(0):
+        return  # constant row: already sorted
+    lo = 0
+    while (varying >> np.uint64(lo)) & np.uint64(1) == np.uint64(0):
+        lo += 1
+    hi = 63
+    while (varying >> np.uint64(hi)) & np.uint64(1) == np.uint64(0):
+        hi -= 1
+    n_bits = hi - lo + 1
+    n_pass = (n_bits + _MAX_DIGIT_BITS - 1) // _MAX_DIGIT_BITS
+    width = (n_bits + n_pass - 1) // n_pass
+    n_buckets = 1 << width
+    mask = np.uint64(n_buckets - 1)
+    counts = np.zeros((n_pass, n_buckets), dtype=np.int64)
+    for i in range(n):
+        k = keys[i] >> np.uint64(lo)
+        for d in range(n_pass):
+            counts[d, (k >> np.uint64(d * width)) & mask] += 1
+    k_a, i_a, y_a, w_a = keys, idx_f.copy(), ys_f.copy(), ws_f.copy()
+    k_b = np.empty(n, dtype=np.uint64)
+    i_b = np.empty(n, dtype=idx_f.dtype)
+    y_b = np.empty(n)
+    w_b = np.empty(ws_f.shape[0])
+    pos = np.empty(n_buckets, dtype=np.int64)
+    for d in range(n_pass):
+        acc = 0
+        for bkt in range(n_buckets):
+            pos[bkt] = acc
+            acc += counts[d, bkt]
+        shift = np.uint64(lo + d * width)
+        for i in range(n):
+            k = k_a[i]
+            bkt = (k >> shift) & mask  # unsigned: no wrap-around test when indexing
+            q = pos[bkt]
+            pos[bkt] = q + 1
+            q = np.uint64(q)
+            k_b[q] = k
+            i_b[q] = i_a[i]
+            y_b[q] = y_a[i]
+            if weighted:
+                w_b[q] = w_a[i]
+        k_a, k_b = k_b, k_a
+        i_a, i_b = i_b, i_a
+        y_a, y_b = y_b, y_a
+        w_a, w_b = w_b, w_a
+    bits = np.empty(n, dtype=np.uint64)
+    for i in range(n):
+        k = k_a[i]
+        bits[i] = k ^ top if k & top else ~k
+    vals = bits.view(np.float64)
+    for i in range(n):
+        xs_f[i] = vals[i]
+        idx_f[i] = i_a[i]
+        ys_f[i] = y_a[i]
+        if weighted:
+            ws_f[i] = w_a[i]
+
+
+@JIT
+def gather_rows(lo, hi, X, y, w, base, idx, xs, ys, ws):
+    """Positions ``[lo, hi)`` of every feature row, in ``base`` order:
+    ``xs[f, i] = X[base[i], f]``, and the ids, targets and weights alike.
+
+    One random fetch per row of X (a whole row is one or two cache lines), not one per
+    value. Parameters as :func:`sort_features`; ``X`` float32 or float64 [n, F] (no
+    NaN), ``y`` float64 [n] (class codes or targets), ``w`` float64 [n] (read only when
+    ``ws`` has n columns), ``base`` int32 [n]: the row order for ties (a permutation of
+    the rows sorted by ``(y, w)``, so that the order in which a scan adds up a
+    feature's statistics depends on the rows' values only, never on their order in X:
+    the tree does not change, bit for bit, when the rows are shuffled).
+    """
+    n, n_features = X.shape
+    weighted = ws.shape[1] == n
+    for i in range(lo, hi):
+        r = base[i]
+        yr = y[r]
+        for f in range(n_features):
+            xs[f, i] = X[r, f]
+            idx[f, i] = r
+            ys[f, i] = yr
+            if weighted:
+                ws[f, i] = w[r]
+
+
+@JIT
+def sort_features(lo, hi, idx, xs, ys, ws):
+    """Sort the rows of features ``[lo, hi)`` of the layout by value (stable, carrying
+    ids, targets and weights along).
+
+    Parameters
+    ----------
+    idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
+        The presorted layout of the module docstring (ws has no columns when every
+        weight is 1), filled by :func:`gather_rows`.
+    """
+    weighted = ws.shape[1] == idx.shape[1]
+    for f in range(lo, hi):
+        _radix_sort_row(xs[f], idx[f], ys[f], ws[f], weighted)
+
+
+@JIT
+def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x, s_y, s_w):
+    """Stable in-place partition of one feature row over ``[a, b)``: side 0 first, then
+    side 1 (the right part waits in the ``s_*`` scratch buffers).
+
+    Branch-free (each entry is written to both destinations and only its side's
+    counter advances: the side of a sample is unpredictable), with unsigned indices
+    (numba then skips the wrap-around test of negative indices on every access).
+    """
+    wpos = a
+    r = 0
+    for p in range(a, b):
+        q = np.uint64(p)
+        qw = np.uint64(wpos)
+        qr = np.uint64(r)
+        i = idx_f[q]
+        x = xs_f[q]
+        yv = ys_f[q]
+        s = np.int64(side[np.uint64(i)])
+        idx_f[qw] = i
+        xs_f[qw] = x
+        ys_f[qw] = yv
+        s_idx[qr] = i
+        s_x[qr] = x
+        s_y[qr] = yv
+        if weighted:
+            wv = ws_f[q]
+            ws_f[qw] = wv
+            s_w[qr] = wv
+        wpos += 1 - s
+        r += s
+    for j in range(r):
+        qj = np.uint64(j)
+        qw = np.uint64(wpos + j)
+        idx_f[qw] = s_idx[qj]
+        xs_f[qw] = s_x[qj]
+        ys_f[qw] = s_y[qj]
+        if weighted:
+            ws_f[qw] = s_w[qj]
+
+
+@JIT
+def _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side, a, b, dst, frac, dup,
+                           s_idx, s_x, s_y, s_w):
+    """Stable partition of ``[a, b)`` of one feature row for ``missing="fractional"``:
+    side 0 stays in place from ``a``, side 1 goes to ``[dst, ...)`` (a range of its own:
+    the children hold more rows than the parent), and a row of side 2 goes to both,
+    its weight times ``frac`` on the left and ``1 - frac`` on the right, where its copy
+    takes the id ``dup[id]``. Weights are always present (``ws_f`` has n columns).
+    """
+    wpos = a
+    r = 0
+    for p in range(a, b):
+        q = np.uint64(p)
+        i = idx_f[q]
+        x = xs_f[q]
+        yv = ys_f[q]
+        wv = ws_f[q]
+        s = side[np.uint64(i)]
+        if s != 1:
+            qw = np.uint64(wpos)
+            idx_f[qw] = i
+            xs_f[qw] = x
+            ys_f[qw] = yv
+            ws_f[qw] = wv * frac if s == 2 else wv
+            wpos += 1
+        if s != 0:
+            qr = np.uint64(r)
+            s_idx[qr] = dup[np.uint64(i)] if s == 2 else i
+            s_x[qr] = x
+            s_y[qr] = yv
+            s_w[qr] = wv * (1.0 - frac) if s == 2 else wv
+            r += 1
+    for j in range(r):
+        qj = np.uint64(j)
+        qd = np.uint64(dst + j)
+        idx_f[qd] = s_idx[qj]
+        xs_f[qd] = s_x[qj]
+        ys_f[qd] = s_y[qj]
+        ws_f[qd] = s_w[qj]
+
+
+@JIT
+def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
+    """Statistics of positions ``[e, b)`` (a node's missing values) into ``miss``;
+    returns their weight."""
+    miss[:] = 0.0
+    w = 0.0
+    for p in range(e, b):
+        q = np.uint64(p)
+        wi = ws_f[q] if weighted else 1.0
+        w += wi
+        if is_clf:
+            miss[np.uint64(ys_f[q])] += wi
+        else:
+            miss[0] += wi
+            miss[1] += wi * ys_f[q]
+    return w
+
+
+@JIT
+def _scan_segment(
+    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
+    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p,
+):
+    """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
+    ``ws_f``).
+
+    Missing values (NaN) sit at the end of the node's range. As scikit-learn (1.9)
+    does, every threshold is tried with the missing rows sent right, then the split
+    "present left, missing right" (threshold ``+inf``), then every threshold with the
+    missing rows sent left. A feature is constant in the node when every value is
+    missing, or when its present values are equal and none is missing. Returns
+    ``(proxy, n_left, threshold, non_constant, missing_left)``: ``n_left`` counts
+    every row going left (0: no valid split), ``missing_left`` is 1/0, or -1 when the
+    node has no missing value. Ties keep the first candidate found. Candidates are
+    scored by :func:`fastdt._criteria.score_candidate`, except that gini, scored once
+    per row here, has the body of :func:`fastdt._criteria.gini_fraction` written out
+    in the loop, operation for operation: any call that takes arrays, even inlined,
+    adds reference counting per candidate and made this scan 20-30% slower. The
+    histogram splitter calls ``gini_fraction`` itself, and its parity tests with this
+    splitter check the two agree bit for bit.
+
+    ``present_only`` (``missing="fractional"`` / ``"surrogate"``): candidates are
+    scored on the present rows only (statistics into ``tot_p``), every feature with
+    present values that are not all equal is non-constant, the score returned is
+    :func:`fastdt._criteria.present_score` and ``n_left`` counts present rows.
+    """
+    best_num = -np.inf
+    best_den = 1.0
+    best_nl = 0
+    best_thr = np.nan
+    best_mgl = -1
+    e = b  # end of the present values
+    while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
+        e -= 1
+    n_node = b - a
+    n_miss = b - e
+    if e == a or ((n_miss == 0 or present_only)
+                  and xs_f[e - 1] <= xs_f[a] + FEATURE_THRESHOLD):
+        return -np.inf, best_nl, best_thr, False, best_mgl
+    w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
+    if present_only:  # the node reduced to its present rows
+        for c in range(total.shape[0]):
+            tot_p[c] = total[c] - miss[c] if n_miss else total[c]
+        total = tot_p
+        w_node = w_node - w_miss
+        n_node = e - a
+        if n_miss and crit == GAIN_RATIO:  # the present rows' entropy
+            imp_node = impurity(crit, tot_p, w_node)
+    gini = is_clf and crit == GINI
+    n_pass = 2 if n_miss and not present_only else 1
+    for missing_left in range(n_pass):
+        # missing rows start on the left in the second pass
+        for c in range(left.shape[0]):
+            left[c] = miss[c] if missing_left else 0.0
+        wl = w_miss if missing_left else 0.0
+        sl = miss[1] if missing_left and not is_clf else 0.0
+        nl = n_miss if missing_left else 0
+        for p in range(a, e - 1):
+            q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
+            wi = ws_f[q] if weighted else 1.0
+            wl += wi
+            nl += 1
+            if is_clf:
+                left[np.uint64(ys_f[q])] += wi
+            else:
+                sl += wi * ys_f[q]
+            if nl < min_samples_leaf or n_node - nl < min_samples_leaf:
+                continue
+            x0 = xs_f[q]
+            x1 = xs_f[np.uint64(p + 1)]
+            if x1 <= x0 + FEATURE_THRESHOLD:
+                continue
+            wr = w_node - wl
+            if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
+                continue
+            if gini:  # gini_fraction, written out: see the docstring
+                sq_l = 0.0
+                sq_r = 0.0
+                for c in range(left.shape[0]):
+                    lc = left[c]
+                    rc = total[c] - lc
+                    sq_l += lc * lc
+                    sq_r += rc * rc
+                num = sq_l * wr + sq_r * wl
+                den = wl * wr
+            else:
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+            if not num * best_den > best_num * den:
+                continue
+            best_num = num
+            best_den = den
+            best_nl = nl
+            best_thr = split_threshold(x0, x1)
+            best_mgl = missing_left if n_miss else -1
+        if (n_pass == 2 and not missing_left and n_node - n_miss >= min_samples_leaf
+                and n_miss >= min_samples_leaf):
+            # every present value left, the missing ones right
+            for c in range(left.shape[0]):
+                left[c] = total[c] - miss[c]
+            wl = w_node - w_miss
+            wr = w_miss
+            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+                sl = 0.0 if is_clf else total[1] - miss[1]
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+                if num * best_den > best_num * den:
+                    best_num = num
+                    best_den = den
+                    best_nl = n_node - n_miss
+                    best_thr = np.inf
+                    best_mgl = 0
+    if present_only:
+        if best_nl == 0:
+            return -np.inf, 0, best_thr, True, -1
+        wl = 0.0  # weight of the present rows going left
+        for p in range(a, a + best_nl):
+            wl += ws_f[np.uint64(p)] if weighted else 1.0
+        return (present_score(is_clf, crit, best_num / best_den, total, w_node, wl, w_miss),
+                best_nl, best_thr, True, -1)
+    return best_num / best_den, best_nl, best_thr, True, best_mgl
+
+
+@JIT
+def _scan_categorical(
+    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
+    min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
+    words, present_only, tot_p,
+):
+    """Best split of one node on one categorical feature (codes sorted, NaN last).
+
+    The node's range holds each category's rows together: one pass sums them into
+    groups (the missing rows form the last group), and
+    :func:`fastdt._categorical.best_partition` picks the subset that goes left.
+    Returns ``(proxy, n_left, non_constant, missing_left)`` and the left categories'
+    bitset in ``words``. ``present_only``: the missing group is left out and the
+    score is :func:`fastdt._criteria.present_score` (as :func:`_scan_segment`).
+    """
+    n_stats = total.shape[0]
+    m = -1
+    prev = np.nan
+    for p in range(a, b):
+        q = np.uint64(p)
+        x = xs_f[q]
+        if m < 0 or not (x == prev or (np.isnan(x) and np.isnan(prev))):
+            m += 1
+            g_stats[m, :] = 0.0
+            g_rows[m] = 0
+            g_code[m] = -1 if np.isnan(x) else np.int64(x)
+            prev = x
+        wi = ws_f[q] if weighted else 1.0
+        g_rows[m] += 1
+        if is_clf:
+            g_stats[m, np.uint64(ys_f[q])] += wi
+        else:
+            g_stats[m, 0] += wi
+            g_stats[m, 1] += wi * ys_f[q]
+    m += 1
+    has_missing = g_code[m - 1] < 0
+    n_node = b - a
+    w_miss = 0.0
+    if present_only and has_missing:  # the node reduced to its present rows
+        m -= 1
+        n_node -= g_rows[m]
+        for c in range(n_stats):
+            tot_p[c] = total[c] - g_stats[m, c]
+        w_miss = node_weight(is_clf, g_stats[m])
+        total = tot_p
+        w_node = w_node - w_miss
+        has_missing = False
+        if is_clf and crit == GAIN_RATIO:
+            imp_node = impurity(crit, tot_p, w_node)
+    proxy, nl, nonconst = categorical_split(
+        g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
+    )
+    if nl == 0:
+        return proxy, 0, nonconst, -1
+    if present_only:
+        wl = 0.0
+        for j in range(m):
+            if mask[j]:
+                wl += node_weight(is_clf, g_stats[j])
+        return present_score(is_clf, crit, proxy, total, w_node, wl, w_miss), nl, True, -1
+    return proxy, nl, True, np.int64(mask[m - 1]) if has_missing else -1
+
+
+@JIT
+def scan_features(
+    lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
+    scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only,
+    out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
+):
+    """Partition the nodes split last level, then scan the open nodes, for the features
+    ``[lo, hi)``.
+
+    Parameters
+    ----------
+    idx, xs, ys, ws : the presorted layout (module docstring); partitioned in place.
+    side : uint8 [n]
+        0 if the sample goes to the left child of its (split) node, 1 if right.
+    part : int64 [m, 3]
+        ``[start, end)`` (and id) of each node to partition.
+    part_dst, part_frac : int64 [m], float64 [m]
+        ``missing="fractional"``: where the right child of a part starts when its
+        rows are duplicated (-1: in place, after the left child), and the left child's
+        share of a duplicated row.
+    dup : None, or int32 [n_ids]
+        ``missing="fractional"``: the id of each duplicated row's right copy
+        (:func:`_partition_duplicating`). None otherwise: numba then prunes the
+        duplicating partition before typing (a compiled variant of its own).
+    scan : int64 [k, 2]
+        ``[start, end)`` of each node to scan.
+    scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
+        Statistics, weight and impurity of each node to scan.
+    is_clf, crit, min_samples_leaf, min_weight_leaf
+        Task flag, criterion code and leaf minimums.
+    cats : None, or int32 [F]
+        Categories of each feature (0: numeric); None when every feature is numeric,
+        and numba prunes the categorical scan before typing.
+    present_only : bool
+        Score splits on the rows where the feature is present (``_scan_segment``).
+    out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
+    uint8, int8
+        Output: best candidate per (node, feature); ``out_mgl`` the side of missing
+        values (1 left, 0 right, -1: none in the node).
+    out_cat : uint64 [k, F, W]
+        Output: left categories of the best categorical candidates.
+    """
+    n = idx.shape[1]
+    weighted = ws.shape[1] == n
+    n_stats = scan_stats.shape[1]
+    scratch = 0  # each thread's buffers hold the right part of the largest range
+    for m in range(part.shape[0]):
+        scratch = max(scratch, part[m, 1] - part[m, 0])
+    for f in range(lo, hi):
+        if part.shape[0] > 0:
+            s_idx = np.empty(scratch, dtype=idx.dtype)
+            s_x = np.empty(scratch, dtype=xs.dtype)
+            s_y = np.empty(scratch)
+            s_w = np.empty(scratch if weighted else 0)
+            for m in range(part.shape[0]):
+                if dup is not None and part_dst[m] >= 0:
+                    _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side, part[m, 0],
+                                           part[m, 1], part_dst[m], part_frac[m], dup,
+                                           s_idx, s_x, s_y, s_w)
+                else:
+                    _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
+                                       part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
+        left = np.empty(n_stats)
+        work = np.empty(n_stats)
+        miss = np.zeros(max(n_stats, 2))
+        tot_p = np.empty(n_stats)
+        n_groups = 0  # categories and the missing group
+        if cats is not None:
+            n_groups = cats[f] + 1 if cats[f] > 0 else 0
+        g_stats = np.empty((n_groups, n_stats))
+        g_rows = np.empty(n_groups, dtype=np.int64)
+        g_code = np.empty(n_groups, dtype=np.int64)
+        keys = np.empty(n_groups)
+        mask = np.empty(n_groups, dtype=np.uint8)
+        for k in range(scan.shape[0]):
+            if cats is not None and n_groups > 0:
+                proxy, nl, nonconst, mgl = _scan_categorical(
+                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
+                    min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
+                    out_cat[k, f], present_only, tot_p,
+                )
+                thr = np.nan
+            else:
+                proxy, nl, thr, nonconst, mgl = _scan_segment(
+                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
+                    left, work, miss, present_only, tot_p,
+                )
+            out_proxy[k, f] = proxy
+            out_nl[k, f] = nl
+            out_thr[k, f] = thr
+            out_nonconst[k, f] = nonconst
+            out_mgl[k, f] = mgl
+
+
+@JIT
+def target_stat(crit, yv):
+    """``t(y)`` of the regression statistics: ``y*log(y)`` for Poisson, else ``y**2``."""
+    if crit == POISSON:
+        return yv * math.log(yv) if yv > 0.0 else 0.0
+    return yv * yv
+
+
+@JIT
+def walk_nodes(lo, hi, idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf, crit,
+               mode, side, left_stats, right_stats, n_left, n_right):
+    """Mark the side of every sample of the chosen splits of nodes ``[lo, hi)`` and sum
+    the children's statistics.
+
+    Parameters
+    ----------
+    idx, xs, ys, ws : the presorted layout.
+    seg : int64 [k, 2]
+        ``[start, end)`` of each node.
+    feat, thr, mgl : int32 [k], float64 [k], int64 [k]
+        Chosen feature (``-1``: none), threshold and side of missing values (1: left).
+    cat : uint64 [k, W]
+        Left categories of categorical splits (:func:`fastdt.kernels.in_bitset`).
+    n_categories : int32 [F]
+    mode : int
+        What happens to the rows missing the split feature (they come last in the
+        node's range): 0 (``"learn"``) they go to the ``mgl`` side; 1
+        (``"fractional"``) they go to both children (``side`` 2), their statistics
+        shared in proportion to the present rows' weights; 2 (``"surrogate"``) they
+        are marked 2 and left out, for :func:`fastdt._missing.resolve_surrogates`.
+    side : uint8 [n_ids]
+        Output marks (0 left, 1 right, 2 see ``mode``).
+    left_stats, right_stats : float64 [k, S]
+        Output: statistics of the two children (see ``_criteria``).
+    n_left, n_right : int64 [k]
+        Output: rows (copies) of each child.
+    """
+    weighted = ws.shape[1] == idx.shape[1]
+    for k in range(lo, hi):
+        f = feat[k]
+        left_stats[k, :] = 0.0
+        right_stats[k, :] = 0.0
+        n_left[k] = 0
+        n_right[k] = 0
+        if f < 0:
+            continue
+        is_cat = n_categories[f] > 0
+        t = thr[k]
+        miss_side = 0 if mgl[k] == 1 else 1
+        w_left = 0.0  # present rows' weights: the fractions of mode 1
+        w_right = 0.0
+        for p in range(seg[k, 0], seg[k, 1]):
+            q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
+            x = xs[f, q]
+            wi = ws[f, q] if weighted else 1.0
+            yv = ys[f, q]
+            if np.isnan(x) and mode != 0:
+                side[np.uint64(idx[f, q])] = 2
+                if mode == 1:  # a share of the row in each child
+                    frac = w_left / (w_left + w_right)
+                    _add_stats(left_stats[k], is_clf, crit, yv, wi * frac)
+                    _add_stats(right_stats[k], is_clf, crit, yv, wi * (1.0 - frac))
+                    n_left[k] += 1
+                    n_right[k] += 1
+                continue
+            if np.isnan(x):
+                s_p = miss_side
+            elif is_cat:
+                c = np.uint64(x)
+                word = cat[k, c >> np.uint64(6)]
+                s_p = 0 if (word >> (c & np.uint64(63))) & np.uint64(1) else 1
+            else:
+                s_p = 0 if x <= t else 1
+            side[np.uint64(idx[f, q])] = s_p
+            if s_p == 0:
+                _add_stats(left_stats[k], is_clf, crit, yv, wi)
+                n_left[k] += 1
+                w_left += wi
+            else:
+                _add_stats(right_stats[k], is_clf, crit, yv, wi)
+                n_right[k] += 1
+                w_right += wi
+
+
+@INLINE
+def _add_stats(s, is_clf, crit, yv, wi):
+    """Add a row (target ``yv``, weight ``wi``) to the statistics ``s``."""
+    if is_clf:
+        s[np.uint64(yv)] += wi
+    else:
+        s[0] += wi
+        s[1] += wi * yv
+        s[2] += wi * target_stat(crit, yv)
+
+
+@JIT
+def root_stats(ys_f, ws_f, is_clf, crit, out):
+    """Statistics of a whole feature row (``ys_f``, ``ws_f``: one row of the layout; no
+    weights: every weight 1) added into ``out``, in the row's order."""
+    weighted = ws_f.shape[0] == ys_f.shape[0]
+    for p in range(ys_f.shape[0]):
+        _add_stats(out, is_clf, crit, ys_f[p], ws_f[p] if weighted else 1.0)
+
+
+@JIT
+def assign_copies(start, end, feat, idx, side, dup, n_ids):
+    """``missing="fractional"``: give every row of the nodes ``[start, end)`` marked 2
+    (missing their split feature ``feat``: they go to both children) a fresh id for
+    its right copy, ``dup[id]``, numbered from ``n_ids`` in node and range order.
+    Returns the new number of ids."""
+    for j in range(start.shape[0]):
+        f = feat[j]
+        for p in range(start[j], end[j]):
+            i = idx[f, p]
+            if side[i] == 2:
+                dup[i] = n_ids
+                n_ids += 1
+    return n_ids

@@ -1,0 +1,248 @@
+"""Histogram splitter kernels, part 1: moving rows and building histograms.
+
+The layout and the histogram pool are described in :mod:`fastdt._hist`. Per level,
+after the driver split some nodes: :func:`mark_sides` marks the side of every position
+of the split nodes (threads over nodes), :func:`partition_rows` moves the per-row arrays
+and :func:`build_features` the bin codes of every feature (threads over features) and
+then builds the histograms the next scan needs (the smaller child's from its rows, the
+larger's as its parent's minus it). :func:`plan_builds` decides which histograms are
+built and where they are kept (the pool).
+"""
+
+import numpy as np
+
+from ._exact_scan import target_stat
+from ._hist_scan import _accumulate
+from ._jit import JIT
+
+
+@JIT
+def _partition_codes(codes_f, side, a, b, buf):
+    """Stable in-place partition of ``codes_f[a:b]``: side 0 first, then side 1.
+
+    Branch-free: each value is written to both destinations and only the counter of
+    its side advances (sides of a split are unpredictable; a branch would miss half
+    the time).
+    """
+    w = a
+    r = 0
+    for p in range(a, b):
+        q = np.uint64(p)  # unsigned indexing, as in _accumulate
+        v = codes_f[q]
+        s = np.int64(side[q])
+        codes_f[np.uint64(w)] = v
+        buf[np.uint64(r)] = v
+        w += 1 - s
+        r += s
+    for j in range(r):
+        codes_f[np.uint64(w + j)] = buf[np.uint64(j)]
+
+
+@JIT
+def mark_sides(lo, hi, codes, part, feat, cbin, mgl, cat, n_bins, n_categories, side):
+    """``side[p] = 1`` if position ``p`` of node ``part[m]`` (``m`` in ``[lo, hi)``) goes
+    right, else 0.
+
+    On the split feature ``f = feat[m]``, the missing code ``n_bins[f]`` goes left iff
+    ``mgl[m] == 1``; a categorical code ``c`` goes left iff its bit is set in
+    ``cat[m]`` (uint64 [W]); a numeric code goes right iff it is above ``cbin[m]``.
+    """
+    for m in range(lo, hi):
+        f = feat[m]
+        t = cbin[m]
+        codes_f = codes[f]
+        mc = np.int64(n_bins[f])
+        if n_categories[f] > 0:
+            miss_side = 0 if mgl[m] == 1 else 1
+            words = cat[m]
+            for p in range(part[m, 0], part[m, 1]):
+                q = np.uint64(p)  # unsigned indexing, as in _accumulate
+                c = np.uint64(codes_f[q])
+                if np.int64(c) == mc:
+                    side[q] = miss_side
+                else:
+                    bit = (words[c >> np.uint64(6)] >> (c & np.uint64(63))) & np.uint64(1)
+                    side[q] = 0 if bit else 1
+        else:
+            # the missing code is above every value bin: right unless it goes left
+            ml = mc if mgl[m] == 1 else -1
+            for p in range(part[m, 0], part[m, 1]):
+                q = np.uint64(p)
+                c = np.int64(codes_f[q])
+                side[q] = (c > t) & (c != ml)  # branch-free
+
+
+@JIT
+def partition_rows(lo, hi, ycode, rstat, side, part):
+    """Stable partition of the per-row arrays over the ranges ``part[lo:hi]``
+    (branch-free, as :func:`_partition_codes`)."""
+    has_code = ycode.shape[0] > 0
+    n_cols = rstat.shape[1]
+    for m in range(lo, hi):
+        a = part[m, 0]
+        b = part[m, 1]
+        buf_c = np.empty(b - a if has_code else 0, dtype=ycode.dtype)
+        buf_s = np.empty((b - a, n_cols))
+        w = a
+        r = 0
+        for p in range(a, b):  # unsigned indexing, as in _accumulate
+            q = np.uint64(p)
+            qw = np.uint64(w)
+            qr = np.uint64(r)
+            s = np.int64(side[q])
+            if has_code:
+                v = ycode[q]
+                ycode[qw] = v
+                buf_c[qr] = v
+            for j in range(n_cols):
+                x = rstat[q, j]
+                rstat[qw, j] = x
+                buf_s[qr, j] = x
+            w += 1 - s
+            r += s
+        for i in range(r):
+            qi = np.uint64(i)
+            qw = np.uint64(w + i)
+            if has_code:
+                ycode[qw] = buf_c[qi]
+            for j in range(n_cols):
+                rstat[qw, j] = buf_s[qi, j]
+
+
+@JIT
+def build_features(lo, hi, codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf,
+                   weighted):
+    """Partition the split nodes' ranges in the rows of features ``[lo, hi)``, then build
+    their histograms.
+
+    Parameters
+    ----------
+    codes : uint8/uint16 [F, n]
+        Binned features, partitioned in place.
+    side, part
+        Sides of positions (:func:`mark_sides`) and ``[start, end, node]`` rows.
+    jobs : int64 [j, 4]
+        ``(start, end, dst, sub)``: histogram of positions ``[start, end)`` into pool
+        slot ``dst``; if ``sub >= 0``, then ``pool[sub] -= pool[dst]`` (subtraction).
+    pool : float64 [slots, F, B, H]
+    """
+    scratch = 0
+    for m in range(part.shape[0]):
+        scratch = max(scratch, part[m, 1] - part[m, 0])
+    for f in range(lo, hi):
+        if part.shape[0] > 0:
+            buf = np.empty(scratch, dtype=codes.dtype)
+            for m in range(part.shape[0]):
+                _partition_codes(codes[f], side, part[m, 0], part[m, 1], buf)
+        nb = n_bins[f] + 1  # value bins and the missing bin
+        for j in range(jobs.shape[0]):
+            h = pool[jobs[j, 2], f]
+            h[:nb] = 0.0
+            _accumulate(codes[f], ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf, weighted, h)
+            if jobs[j, 3] >= 0:
+                g = pool[jobs[j, 3], f]
+                for k in range(nb):
+                    for c in range(h.shape[1]):
+                        g[k, c] -= h[k, c]
+
+
+# --------------------------------------------------------------------------- pool
+
+
+@JIT
+def take_slot(pool, free, n_free, max_slots):
+    """A free slot of the pool (grown by doubling up to ``max_slots``), or -1.
+    Returns ``(slot, pool, free, n_free)``."""
+    if n_free == 0:
+        cap = pool.shape[0]
+        new_cap = min(2 * cap, max_slots)
+        if new_cap <= cap:
+            return -1, pool, free, n_free
+        grown = np.empty((new_cap, pool.shape[1], pool.shape[2], pool.shape[3]))
+        for s in range(cap):
+            for f in range(pool.shape[1]):
+                for b in range(pool.shape[2]):
+                    for c in range(pool.shape[3]):
+                        grown[s, f, b, c] = pool[s, f, b, c]
+        free = np.empty(new_cap, dtype=np.int64)
+        for s in range(new_cap - cap):
+            free[s] = new_cap - 1 - s
+        pool = grown
+        n_free = new_cap - cap
+    n_free -= 1
+    return free[n_free], pool, free, n_free
+
+
+@JIT
+def plan_builds(part, left, right, nns, start, end, is_open, slot, keep_rows, pool, free,
+                n_free, max_slots):
+    """Histogram jobs for the children of the split nodes in ``part`` (see
+    :mod:`fastdt._hist`); assigns the children's slots (``slot``, by node id, -1: none;
+    ``left``, ``right``, ``nns``, ``start``, ``end``: the node tables' columns,
+    ``is_open``: uint8 by node id). Returns ``(jobs, temps, pool, free, n_free)``:
+    ``temps`` are slots to release once the jobs ran."""
+    jobs = np.empty((part.shape[0], 4), dtype=np.int64)
+    temps = np.empty(part.shape[0], dtype=np.int64)
+    n_jobs = 0
+    n_temps = 0
+    for m in range(part.shape[0]):
+        node = part[m, 2]
+        ps = slot[node]
+        slot[node] = -1
+        if ps < 0:
+            continue  # children are built on the fly when scanned
+        lc = left[node]
+        rc = right[node]
+        small, large = (lc, rc) if nns[lc] <= nns[rc] else (rc, lc)
+        keep_large = is_open[large] == 1 and nns[large] >= keep_rows
+        keep_small = is_open[small] == 1 and nns[small] >= keep_rows
+        if keep_large:
+            t, pool, free, n_free = take_slot(pool, free, n_free, max_slots)
+            if t < 0:  # pool full: build the larger child directly in the parent's slot
+                jobs[n_jobs, 0] = start[large]
+                jobs[n_jobs, 1] = end[large]
+                jobs[n_jobs, 2] = ps
+                jobs[n_jobs, 3] = -1
+                slot[large] = ps
+            else:
+                jobs[n_jobs, 0] = start[small]
+                jobs[n_jobs, 1] = end[small]
+                jobs[n_jobs, 2] = t
+                jobs[n_jobs, 3] = ps
+                slot[large] = ps
+                if keep_small:
+                    slot[small] = t
+                else:
+                    temps[n_temps] = t
+                    n_temps += 1
+            n_jobs += 1
+        elif keep_small:
+            jobs[n_jobs, 0] = start[small]
+            jobs[n_jobs, 1] = end[small]
+            jobs[n_jobs, 2] = ps
+            jobs[n_jobs, 3] = -1
+            slot[small] = ps
+            n_jobs += 1
+        else:
+            free[n_free] = ps
+            n_free += 1
+    return jobs[:n_jobs], temps[:n_temps], pool, free, n_free
+
+
+@JIT
+def target_stats(crit, y, out):
+    """``out[i] = t(y[i])`` (:func:`fastdt._exact_scan.target_stat`: the same function,
+    so that hist and exact trees agree bit for bit)."""
+    for i in range(y.shape[0]):
+        out[i] = target_stat(crit, y[i])
+
+
+@JIT
+def root_stats(ycode, rstat, is_clf, weighted, out):
+    """Statistics of all rows (in row order) added into ``out``."""
+    for p in range(rstat.shape[0]):
+        if is_clf:
+            out[ycode[p]] += rstat[p, 0] if weighted else 1.0
+        else:
+            for j in range(3):
+                out[j] += rstat[p, j]

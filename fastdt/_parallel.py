@@ -1,0 +1,113 @@
+"""How fastdt's kernels run on several threads: ranges of work handed to a thread pool.
+
+The kernels are serial ``@njit(nogil=True)`` functions over a range ``[lo, hi)`` of
+something independent (features of a level's scan, nodes of a level, rows of a
+prediction). :func:`run` cuts the range into one block per thread and runs the blocks
+at once on Python threads; the kernels release the GIL, so the blocks run in parallel.
+Each block writes its own part of the outputs, so the result does not depend on the
+number of threads::
+
+    run(scan_features, n_features, work, *args)   # scan_features(lo, hi, *args)
+
+Why not numba's ``parallel=True``: a ``prange`` loop is compiled twice (the function,
+then its body as a gufunc) and costs 1-3 s more compilation per kernel than the same
+serial loop (``benchmarks/startup.py``); and an idle thread of numba's pool waits at the
+end of every parallel region, which on a busy machine costs a scheduler time slice.
+
+Threads: ``numba.get_num_threads()`` (so ``NUMBA_NUM_THREADS`` and
+``numba.set_num_threads`` apply, as they did to ``prange``). A call whose ``work`` (about
+the number of values the kernel reads) is below :data:`SERIAL_WORK` runs on the calling
+thread alone: starting threads costs more than such work.
+"""
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+
+#: Below this many values read, a kernel runs on the calling thread only
+#: (``benchmarks/compare.py --section small`` measures where threads start to pay).
+SERIAL_WORK = 50_000
+
+_pool = None
+_pool_size = 0
+_lock = threading.Lock()
+
+
+def _executor(n):
+    """The shared pool, with at least ``n`` workers (created on first use)."""
+    global _pool, _pool_size
+    with _lock:
+        if _pool is None or _pool_size < n:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="fastdt")
+            _pool_size = n
+        return _pool
+
+
+def _forget_pool():  # a forked child has the pool object, but not its threads
+    global _pool, _pool_size
+    _pool = None
+    _pool_size = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+def n_threads(work):
+    """Threads a kernel reading about ``work`` values uses."""
+    if work < SERIAL_WORK:
+        return 1
+    return numba.get_num_threads()
+
+
+def blocks(n, k):
+    """``k`` contiguous blocks ``(lo, hi)`` covering ``[0, n)`` (sizes differ by one at
+    most; none empty when ``k <= n``)."""
+    k = max(1, min(k, n))
+    edges = [(n * j) // k for j in range(k + 1)]
+    return [(edges[j], edges[j + 1]) for j in range(k)]
+
+
+def run(kernel, n, work, *args):
+    """``kernel(lo, hi, *args)`` over ``[0, n)``, in blocks on up to
+    :func:`n_threads` threads (the calling thread runs the first block)."""
+    k = min(n_threads(work), n)
+    if k <= 1:
+        if n > 0:
+            kernel(0, n, *args)
+        return
+    parts = blocks(n, k)
+    pool = _executor(k - 1)
+    futures = [pool.submit(kernel, lo, hi, *args) for lo, hi in parts[1:]]
+    try:
+        kernel(parts[0][0], parts[0][1], *args)
+    finally:
+        for f in futures:
+            f.result()
+
+
+def run_rows(kernel, n, work, *args):
+    """``kernel(*row_blocks)`` for the row arrays ``args`` (each cut along its first
+    axis into the same blocks; C-contiguous row blocks keep the kernel's one
+    signature), on up to :func:`n_threads` threads. Other arguments go first:
+    ``run_rows(kernel, n, work, (t,), X, out)`` calls ``kernel(t, X[lo:hi], out[lo:hi])``.
+    Returns the list of the blocks' results.
+    """
+    fixed, rows = args[0], args[1:]
+    k = min(n_threads(work), n)
+    if k <= 1:
+        return [kernel(*fixed, *rows)]
+    parts = blocks(n, k)
+    pool = _executor(k - 1)
+    futures = [pool.submit(kernel, *fixed, *[a[lo:hi] for a in rows]) for lo, hi in parts[1:]]
+    results = []
+    try:
+        lo, hi = parts[0]
+        results.append(kernel(*fixed, *[a[lo:hi] for a in rows]))
+    finally:
+        results += [f.result() for f in futures]
+    return results

@@ -1,0 +1,79 @@
+"""Rows through a fitted tree: ``X`` checked for the tree, then the prediction kernels.
+
+Shared by the functional API (:mod:`fastdt.api`), pruning and inspection. The kernels
+(:mod:`fastdt.kernels`) are serial; blocks of rows run on threads
+(:mod:`fastdt._parallel`), one thread for small inputs.
+"""
+
+import numpy as np
+
+from . import _input
+from .tree import Tree
+
+
+def check_tree(tree):
+    if not isinstance(tree, Tree):
+        raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
+
+
+def X_for(tree, X, estimator_name=None):
+    """``(X as the kernels take it, whether it holds NaN)``."""
+    check_tree(tree)
+    return _input.check_X_predict(
+        X, n_features=tree.n_features, feature_names=tree.feature_names,
+        estimator_name=estimator_name, categories=tree.categories,
+    )
+
+
+def numeric_route(tree, has_nan):
+    """Whether rows take the branch-free kernels: numeric-only tree, no NaN in X."""
+    return not has_nan and tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0
+
+
+def leaves(tree, Xa, has_nan):
+    """Leaf id (int64) of every row of the checked ``Xa``."""
+    from ._parallel import run_rows
+    from .kernels import apply_batch, apply_numeric_batch, step_arrays
+
+    out = np.empty(Xa.shape[0], dtype=np.int64)
+    work = Xa.shape[0] * max(1, tree.max_depth)
+    # numeric-only trees and rows without NaN take the branch-free kernel
+    if numeric_route(tree, has_nan):
+        packed, thresholds = step_arrays(tree.arrays, Xa.dtype)
+        run_rows(apply_numeric_batch, Xa.shape[0], work, (packed, thresholds, tree.max_depth),
+                 Xa, out)
+    else:
+        run_rows(apply_batch, Xa.shape[0], work, (tree.arrays,), Xa, out)
+    return out
+
+
+def values(tree, X, estimator_name=None):
+    """``value`` of the leaf of every row (fractional trees: the weighted mean of the
+    leaves a row missing a value reaches)."""
+    Xa, has_nan = X_for(tree, X, estimator_name)
+    if has_nan and tree.params.get("missing") == "fractional":
+        # a row missing a split's feature goes down both branches (C4.5)
+        from ._parallel import run_rows
+        from .kernels import value_fractional_batch
+
+        out = np.empty((Xa.shape[0], tree.n_values))
+        run_rows(value_fractional_batch, Xa.shape[0], Xa.shape[0] * max(1, tree.max_depth),
+                 (tree.arrays,), Xa, out)
+        return out
+    return np.take(tree.value, leaves(tree, Xa, has_nan), axis=0)
+
+
+def decision_path(tree, Xa, has_nan):
+    """CSR ``(indptr, indices)`` of the nodes every row visits."""
+    from ._parallel import run_rows
+    from .kernels import decision_path_batch
+
+    lv = leaves(tree, Xa, has_nan)
+    indptr = np.zeros(Xa.shape[0] + 1, dtype=np.int64)
+    np.cumsum(tree.depth[lv].astype(np.int64) + 1, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    t = tree.arrays
+    # blocks of rows and of their starts in indptr; indices is shared (disjoint parts)
+    run_rows(lambda X_b, start_b: decision_path_batch(t, X_b, start_b, indices),
+             Xa.shape[0], indices.shape[0], (), Xa, indptr[:-1])
+    return indptr, indices
