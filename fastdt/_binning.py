@@ -23,7 +23,6 @@ import numpy as np
 from ._config import FEATURE_THRESHOLD
 from ._jit import JIT
 from ._criteria import split_threshold
-from ._exact_scan import _radix_sort_row
 from ._parallel import n_threads, run
 
 _BLOCK = 1024  # rows per block: a block of X stays in cache while each feature is binned
@@ -62,35 +61,17 @@ def feature_bins(sorted_values, max_bins):
 
 
 def sorted_columns(X, rows, columns):
-    """``out[j]`` = the values ``X[rows, columns[j]]`` sorted, as float64 (the exact
-    splitter's radix sort, -0.0 read as 0.0; threads over blocks of rows, then over
-    features)."""
-    out = np.empty((columns.shape[0], rows.shape[0]))
-    work = out.size
-    run(_gather_columns, rows.shape[0], work, X, rows, columns, out)
-    run(_sort_rows, columns.shape[0], work, out)
+    """``out[j]`` = the values ``X[rows, columns[j]]`` sorted, as float64 (-0.0 read as
+    0.0; NaN last). numpy's sort, on threads over blocks of features (it releases the
+    GIL): as fast as a radix sort in numba here, with nothing to compile."""
+    out = np.ascontiguousarray(X[rows][:, columns].T, dtype=np.float64)
+    out += 0.0  # -0.0 + 0.0 is 0.0: one zero, as the exact splitter sees it
+    run(_sort_rows, columns.shape[0], out.size, out)
     return out
 
 
-@JIT
-def _gather_columns(lo, hi, X, rows, columns, out):
-    """``out[j, i] = X[rows[i], columns[j]]`` for ``i`` in ``[lo, hi)`` (whole rows of X at
-    a time)."""
-    for i in range(lo, hi):
-        r = rows[i]
-        for j in range(columns.shape[0]):
-            out[j, i] = X[r, columns[j]]
-
-
-@JIT
 def _sort_rows(lo, hi, out):
-    """Sort rows ``[lo, hi)`` of ``out`` (float64 [m, n]) in place."""
-    m = out.shape[1]
-    no_weights = np.empty(0)
-    weighted = no_weights.shape[0] > m  # False, as a plain bool: one signature
-    for f in range(lo, hi):
-        # the sort carries ids and targets along; here they are scratch
-        _radix_sort_row(out[f], np.empty(m, dtype=np.int32), np.empty(m), no_weights, weighted)
+    out[lo:hi].sort(axis=1)
 
 
 @JIT

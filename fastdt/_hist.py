@@ -43,10 +43,7 @@ import numpy as np
 
 from ._config import HIST_POOL_BYTES
 from ._grow import Splits, choose
-from ._hist_build import (
-    build_features, mark_sides, partition_rows, plan_builds, root_stats, take_slot,
-    target_stats,
-)
+from ._hist_build import build_features, mark_sides, partition_rows, target_stats
 from ._hist_scan import scan_nodes
 from ._parallel import run
 
@@ -91,16 +88,32 @@ class HistSplitter:
         slot_bytes = 8 * width * n_features * self.n_bins_max
         self.max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
         self.pool = np.empty((min(16, self.max_slots), n_features, self.n_bins_max, width))
-        self.free = np.arange(self.pool.shape[0] - 1, -1, -1)
-        self.n_free = self.pool.shape[0]
+        self.free = list(range(self.pool.shape[0] - 1, -1, -1))  # a stack: slot 0 first
         self.slot = np.full(64, -1, dtype=np.int64)  # by node id: its histogram, or -1
         self.keep_rows = self.n_bins_max  # smaller nodes are built on the fly when scanned
 
     def root(self):
-        """Statistics of all rows (in row order)."""
-        out = np.zeros(self.n_stats)
-        root_stats(self.ycode, self.rstat, self.is_clf, self.weighted, out)
-        return out
+        """Statistics of all rows (summed in row order)."""
+        if self.is_clf:
+            w = self.rstat[:, 0] if self.weighted else None
+            return np.bincount(self.ycode, weights=w, minlength=self.n_stats).astype(np.float64)
+        return self.rstat.sum(axis=0)  # row by row, each column in row order
+
+    def _take(self, m):
+        """Up to ``m`` free slots of the pool (grown by doubling up to ``max_slots``)."""
+        cap = self.pool.shape[0]
+        if m > len(self.free) and cap < self.max_slots:
+            new_cap = cap
+            while new_cap < self.max_slots and new_cap - cap < m - len(self.free):
+                new_cap = min(2 * new_cap, self.max_slots)
+            grown = np.empty((new_cap,) + self.pool.shape[1:])
+            grown[:cap] = self.pool
+            self.pool = grown
+            self.free[:0] = range(new_cap - 1, cap - 1, -1)
+        k = min(m, len(self.free))
+        taken = self.free[len(self.free) - k:][::-1]
+        del self.free[len(self.free) - k:]
+        return np.array(taken, dtype=np.int64)
 
     def _build(self, part, jobs):
         rows = int((part[:, 1] - part[:, 0]).sum() + (jobs[:, 1] - jobs[:, 0]).sum())
@@ -111,8 +124,7 @@ class HistSplitter:
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
         if nodes.count == 1:  # the root: its histogram is kept for the subtraction
-            slot, self.pool, self.free, self.n_free = take_slot(
-                self.pool, self.free, self.n_free, self.max_slots)
+            slot = int(self._take(1)[0])
             self.slot[0] = slot
             self._build(np.zeros((0, 3), dtype=np.int64),
                         np.array([[0, self.n, slot, -1]], dtype=np.int64))
@@ -158,9 +170,7 @@ class HistSplitter:
         self.slot[ids[held]] = -1
 
     def _free(self, slots):
-        m = slots.shape[0]
-        self.free[self.n_free:self.n_free + m] = slots
-        self.n_free += m
+        self.free.extend(slots.tolist())
 
     def make_room(self, ids, nodes):
         """Children never share rows here."""
@@ -187,13 +197,49 @@ class HistSplitter:
             self.side)
         run(partition_rows, part.shape[0], rows * max(1, self.rstat.shape[1]), self.ycode,
             self.rstat, self.side, part)
-        jobs, temps, self.pool, self.free, self.n_free = plan_builds(
-            part, nodes.left, nodes.right, nodes.n_node_samples, nodes.start, nodes.end,
-            is_open, self.slot, self.keep_rows, self.pool, self.free, self.n_free,
-            self.max_slots)
+        jobs, temps = self._plan(part, nodes, is_open)
         self._build(part, jobs)
         self._free(temps)
 
+    def _plan(self, part, nodes, is_open):
+        """The histograms the children of the split nodes ``part`` need, and where they go.
+
+        A split node's histogram (if it has one) passes to its larger child when that
+        one is kept (open, with at least ``keep_rows`` rows); the smaller child's is
+        built from its rows into a new slot, and the larger's is the parent's minus it
+        (``sub``). With the pool full, the larger child's is built from its rows in the
+        parent's slot instead. A kept smaller child alone takes the parent's slot.
+        Children not kept have theirs built on the fly when scanned. Returns
+        ``(jobs, temps)``: int64 ``[j, 4]`` rows ``(start, end, dst, sub)`` for
+        :func:`fastdt._hist_build.build_features`, and slots to free once they ran.
+        """
+        node = part[:, 2]
+        ps = self.slot[node]
+        self.slot[node] = -1
+        lc, rc = nodes.left[node], nodes.right[node]
+        nns = nodes.n_node_samples
+        left_small = nns[lc] <= nns[rc]
+        small, large = np.where(left_small, lc, rc), np.where(left_small, rc, lc)
+        has = ps >= 0
+        keep_large = has & (is_open[large] == 1) & (nns[large] >= self.keep_rows)
+        keep_small = has & (is_open[small] == 1) & (nns[small] >= self.keep_rows)
+        self._free(ps[has & ~keep_large & ~keep_small])
+        sub = np.flatnonzero(keep_large)
+        new = self._take(sub.shape[0])  # the first ones (in order) get a slot
+        got, full = sub[:new.shape[0]], sub[new.shape[0]:]
+        self.slot[large[keep_large]] = ps[keep_large]
+        self.slot[small[got[keep_small[got]]]] = new[keep_small[got]]
+        alone = np.flatnonzero(keep_small & ~keep_large)
+        self.slot[small[alone]] = ps[alone]
+        start, end = nodes.start, nodes.end
+        jobs = np.concatenate([
+            np.stack([start[small[got]], end[small[got]], new, ps[got]], axis=1),
+            np.stack([start[large[full]], end[large[full]], ps[full],
+                      np.full(full.shape[0], -1)], axis=1),
+            np.stack([start[small[alone]], end[small[alone]], ps[alone],
+                      np.full(alone.shape[0], -1)], axis=1),
+        ]).astype(np.int64)
+        return jobs, new[~keep_small[got]]
 
 def row_arrays(target, weights, is_clf, crit):
     """The per-row arrays of the layout, ``(ycode, rstat)``, from the targets (class

@@ -1,12 +1,12 @@
 """Histogram splitter kernels, part 1: moving rows and building histograms.
 
 The layout and the histogram pool are described in :mod:`fastdt._hist`. Per level,
-after the driver split some nodes: :func:`mark_sides` marks the side of every position
-of the split nodes (threads over nodes), :func:`partition_rows` moves the per-row arrays
-and :func:`build_features` the bin codes of every feature (threads over features) and
+after the driver split some nodes, :func:`mark_sides` marks the side of every position of
+the split nodes and :func:`partition_rows` moves the per-row arrays (threads over
+nodes), and
+:func:`build_features` moves the bin codes of every feature (threads over features) and
 then builds the histograms the next scan needs (the smaller child's from its rows, the
-larger's as its parent's minus it). :func:`plan_builds` decides which histograms are
-built and where they are kept (the pool).
+larger's as its parent's minus it), as :class:`fastdt._hist.HistSplitter` planned.
 """
 
 import numpy as np
@@ -146,89 +146,6 @@ def build_features(lo, hi, codes, side, part, jobs, pool, n_bins, ycode, rstat, 
                         g[k, c] -= h[k, c]
 
 
-# --------------------------------------------------------------------------- pool
-
-
-@JIT
-def take_slot(pool, free, n_free, max_slots):
-    """A free slot of the pool (grown by doubling up to ``max_slots``), or -1.
-    Returns ``(slot, pool, free, n_free)``."""
-    if n_free == 0:
-        cap = pool.shape[0]
-        new_cap = min(2 * cap, max_slots)
-        if new_cap <= cap:
-            return -1, pool, free, n_free
-        grown = np.empty((new_cap, pool.shape[1], pool.shape[2], pool.shape[3]))
-        for s in range(cap):
-            for f in range(pool.shape[1]):
-                for b in range(pool.shape[2]):
-                    for c in range(pool.shape[3]):
-                        grown[s, f, b, c] = pool[s, f, b, c]
-        free = np.empty(new_cap, dtype=np.int64)
-        for s in range(new_cap - cap):
-            free[s] = new_cap - 1 - s
-        pool = grown
-        n_free = new_cap - cap
-    n_free -= 1
-    return free[n_free], pool, free, n_free
-
-
-@JIT
-def plan_builds(part, left, right, nns, start, end, is_open, slot, keep_rows, pool, free,
-                n_free, max_slots):
-    """Histogram jobs for the children of the split nodes in ``part`` (see
-    :mod:`fastdt._hist`); assigns the children's slots (``slot``, by node id, -1: none;
-    ``left``, ``right``, ``nns``, ``start``, ``end``: the node tables' columns,
-    ``is_open``: uint8 by node id). Returns ``(jobs, temps, pool, free, n_free)``:
-    ``temps`` are slots to release once the jobs ran."""
-    jobs = np.empty((part.shape[0], 4), dtype=np.int64)
-    temps = np.empty(part.shape[0], dtype=np.int64)
-    n_jobs = 0
-    n_temps = 0
-    for m in range(part.shape[0]):
-        node = part[m, 2]
-        ps = slot[node]
-        slot[node] = -1
-        if ps < 0:
-            continue  # children are built on the fly when scanned
-        lc = left[node]
-        rc = right[node]
-        small, large = (lc, rc) if nns[lc] <= nns[rc] else (rc, lc)
-        keep_large = is_open[large] == 1 and nns[large] >= keep_rows
-        keep_small = is_open[small] == 1 and nns[small] >= keep_rows
-        if keep_large:
-            t, pool, free, n_free = take_slot(pool, free, n_free, max_slots)
-            if t < 0:  # pool full: build the larger child directly in the parent's slot
-                jobs[n_jobs, 0] = start[large]
-                jobs[n_jobs, 1] = end[large]
-                jobs[n_jobs, 2] = ps
-                jobs[n_jobs, 3] = -1
-                slot[large] = ps
-            else:
-                jobs[n_jobs, 0] = start[small]
-                jobs[n_jobs, 1] = end[small]
-                jobs[n_jobs, 2] = t
-                jobs[n_jobs, 3] = ps
-                slot[large] = ps
-                if keep_small:
-                    slot[small] = t
-                else:
-                    temps[n_temps] = t
-                    n_temps += 1
-            n_jobs += 1
-        elif keep_small:
-            jobs[n_jobs, 0] = start[small]
-            jobs[n_jobs, 1] = end[small]
-            jobs[n_jobs, 2] = ps
-            jobs[n_jobs, 3] = -1
-            slot[small] = ps
-            n_jobs += 1
-        else:
-            free[n_free] = ps
-            n_free += 1
-    return jobs[:n_jobs], temps[:n_temps], pool, free, n_free
-
-
 @JIT
 def target_stats(crit, y, out):
     """``out[i] = t(y[i])`` (:func:`fastdt._exact_scan.target_stat`: the same function,
@@ -236,13 +153,3 @@ def target_stats(crit, y, out):
     for i in range(y.shape[0]):
         out[i] = target_stat(crit, y[i])
 
-
-@JIT
-def root_stats(ycode, rstat, is_clf, weighted, out):
-    """Statistics of all rows (in row order) added into ``out``."""
-    for p in range(rstat.shape[0]):
-        if is_clf:
-            out[ycode[p]] += rstat[p, 0] if weighted else 1.0
-        else:
-            for j in range(3):
-                out[j] += rstat[p, j]
