@@ -125,12 +125,15 @@ class ExactSplitter:
         run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
             sp.threshold, sp.mgl, sp.cat, self.n_categories, self.is_clf, self.crit,
             self.mode, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
-        if self.mode != 0:  # the primary's majority side: apply()'s route, surrogates' fallback
+        if self.mode != 0:
+            # the primary's majority side: apply()'s route, the surrogates' fallback. A tie
+            # (up to rounding: fractional weights are sums in the rows' order) goes left,
+            # so that the order of the rows cannot flip it
             m = has.shape[0]
             wl, wr, imp = np.empty(m), np.empty(m), np.empty(m)
             node_weights(self.is_clf, self.crit, sp.lst[has], wl, imp)
             node_weights(self.is_clf, self.crit, sp.rst[has], wr, imp)
-            sp.mgl[has] = wl >= wr
+            sp.mgl[has] = wl >= wr - 1e-12 * (wl + wr)
         if self.sur_rows is not None:
             self._surrogates(scan, feat, sp, rows)
         return sp

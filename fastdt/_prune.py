@@ -130,7 +130,7 @@ def weakest_link(left, right, weighted_n_node_samples, impurity, ccp_alpha, alph
     live = np.empty(n)  # the alpha of each candidate's one valid heap entry
     h_key = np.empty(n + 64)  # -alpha: the driver's max-heap pops the smallest alpha
     h_ent = np.empty(n + 64, dtype=np.int64)  # node << 32 | version
-    size = 0
+    size = np.int64(0)  # not Literal[int](0): the heap helpers would compile twice
     for i in range(n):
         if left[i] != LEAF:
             candidate[i] = 1
