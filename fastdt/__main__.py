@@ -1,10 +1,12 @@
-"""The ``fastdt`` command line: ``python -m fastdt {demo,fit,predict}``.
+"""The ``fastdt`` command line: ``python -m fastdt {demo,fit,predict,warmup}``.
 
 * ``demo``: fit a tree on generated data (no download) and print its rules, held-out
   accuracy and timings;
 * ``fit DATA.csv --target COL --out model.npz``: fit a tree on a CSV file and save it;
 * ``predict model.npz DATA.csv [--out predictions.csv] [--proba]``: predict with a
-  saved tree.
+  saved tree;
+* ``warmup [GROUP ...]``: compile every kernel (or a group's) ahead of time, with a
+  progress bar, so that a Docker build or CI step pays numba's compilation once.
 
 Text columns of a CSV are categorical features; empty fields are missing values.
 
@@ -133,6 +135,20 @@ def build_parser():
     pred.add_argument("--proba", action="store_true",
                       help="write class probabilities, one column per class")
     pred.set_defaults(run=_cmd_predict)
+
+    from ._warmup import GROUPS
+
+    warm = sub.add_parser(
+        "warmup", help="compile every kernel ahead of time (numba's on-disk cache)",
+        description="Compile fastdt's numba kernels, for every kind of input, and cache "
+        "them on disk, so that later processes start at once (run it in a Docker build "
+        "or a CI step). Groups: " + "; ".join(f"{k} ({v[0]})" for k, v in GROUPS.items())
+        + ".",
+    )
+    warm.add_argument("groups", nargs="*", metavar="GROUP",
+                      help=f"groups to compile (default: all): {', '.join(GROUPS)}")
+    warm.add_argument("--list", action="store_true", help="list the groups and exit")
+    warm.set_defaults(run=_cmd_warmup)
     return parser
 
 
@@ -222,6 +238,24 @@ def _cmd_demo(args):
     print(f"fit time:     {fit_seconds:.4f} s ({n_train} rows)")
     print(f"predict time: {predict_seconds:.4f} s ({len(test)} rows)")
     print(_JIT_NOTE)
+    return 0
+
+
+# ----------------------------------------------------------------------------- warmup
+
+
+def _cmd_warmup(args):
+    from ._warmup import GROUPS, warmup
+
+    if args.list:
+        for name, (what, _) in GROUPS.items():
+            print(f"{name:12s} {what}")
+        return 0
+    unknown = [g for g in args.groups if g not in GROUPS]
+    if unknown:
+        raise _InputError(f"unknown warm-up group(s) {', '.join(map(repr, unknown))}; the "
+                          f"groups are {', '.join(GROUPS)} (see --list)")
+    warmup(args.groups or None)
     return 0
 
 

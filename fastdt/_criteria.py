@@ -9,7 +9,8 @@ a row of ``stats`` (float64) and its total weight ``w``:
 
 Split candidates are ranked by a cheap *proxy* that is a monotone function of the
 impurity decrease (as scikit-learn's ``proxy_impurity_improvement``); the exact
-decrease (:func:`improvement`) is computed for the winner only. Formulas follow
+decrease is computed for the winner only (:func:`fastdt._grow._candidates`, with
+:func:`node_weights`). Formulas follow
 scikit-learn's ``_criterion.pyx`` term by term (entropy in bits, Poisson deviance in
 nats) so that the same split wins.
 """
@@ -182,13 +183,6 @@ def split_threshold(x0, x1):
     if thr >= x1:
         thr = np.float64(x0)
     return thr
-
-
-@JIT
-def improvement(w_node, w_total, imp, wl, imp_l, wr, imp_r):
-    """Weighted impurity decrease of a split, as scikit-learn's ``impurity_improvement``:
-    ``w_node / w_total * (imp - wr / w_node * imp_r - wl / w_node * imp_l)``."""
-    return (w_node / w_total) * (imp - (wr / w_node) * imp_r - (wl / w_node) * imp_l)
 
 
 @JIT

@@ -1,0 +1,203 @@
+"""Compile every kernel a user can reach, ahead of time (``python -m fastdt warmup``).
+
+numba compiles a kernel the first time a process calls it for a kind of input, and
+caches the machine code on disk. :func:`warmup` runs each *group* of fastdt's work once
+on a few rows, for every input kind that selects its own compiled variant (float32 and
+float64 X; uint8 and uint16 bin codes; numeric or categorical features; each way of
+handling missing values), so that a Docker build, a CI step or an install script pays
+the compilation once and every later process loads the cache.
+
+Groups (:data:`GROUPS`), in order:
+
+=============  ============================================================================
+``exact``      exact fits (classification, regression, weights, ``max_leaf_nodes``,
+               ``max_features``) and the numeric prediction kernels
+``hist``       histogram fits (binning, uint8 and uint16 codes)
+``categorical`` categorical features and missing values (``missing="learn"``), both
+               splitters, and the prediction kernels of such trees
+``missing``    ``missing="fractional"`` and ``"surrogate"``
+``pruning``    cost-complexity path and pruning, ``ccp_cv``, reduced-error pruning
+``inspection`` permutation importance, ``decision_path``, ``explain``
+``rules``      rule lists: prediction and C4.5 rule post-pruning
+=============  ============================================================================
+"""
+
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["GROUPS", "warmup"]
+
+
+def _data(dtype, n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4)).astype(dtype)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64)
+    return X, y, rng
+
+
+def _with_holes(X, rng):
+    Xc = X.astype(X.dtype, copy=True)
+    Xc[:, 3] = rng.integers(0, 4, X.shape[0])
+    Xc[rng.random(Xc.shape) < 0.1] = np.nan
+    return Xc
+
+
+def _exact():
+    import fastdt
+    from fastdt.kernels import value_batch
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        w = rng.uniform(0.5, 1.5, X.shape[0])
+        for target in (y, X[:, 1].astype(np.float64)):
+            t = fastdt.fit(X, target, max_depth=3)
+            fastdt.fit(X, target, sample_weight=w, max_depth=3, max_leaf_nodes=5,
+                       max_features=2, random_state=0)
+            fastdt.predict(t, X)
+            fastdt.apply(t, X)
+            value_batch(t.arrays, X, np.empty((X.shape[0], t.n_values)))  # public kernel
+
+
+def _hist():
+    import fastdt
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        for max_bins in (16, 300):  # uint8 and uint16 codes
+            for target in (y, X[:, 1].astype(np.float64)):
+                fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
+
+
+def _categorical():
+    import fastdt
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        Xc = _with_holes(X, rng)
+        for splitter in ("best", "hist"):
+            for target in (y, X[:, 1].astype(np.float64)):
+                t = fastdt.fit(Xc, target, max_depth=3, categorical_features=[3],
+                               splitter=splitter)
+                fastdt.predict(t, Xc)
+        y3 = (y + (X[:, 2] > 0)).astype(np.int64)  # three classes: exhaustive subsets
+        fastdt.fit(Xc, y3, max_depth=3, categorical_features=[3])
+        fastdt.fit(Xc, y, max_depth=3)  # numeric, with holes
+        fastdt.predict(fastdt.fit(X, y, max_depth=3), Xc)
+
+
+def _missing():
+    import fastdt
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        Xc = _with_holes(X, rng)
+        for missing in ("fractional", "surrogate"):
+            for cats in (None, [3]):
+                for target in (y, X[:, 1].astype(np.float64)):
+                    t = fastdt.fit(Xc, target, max_depth=3, missing=missing,
+                                   categorical_features=cats)
+                    fastdt.predict(t, Xc)
+
+
+def _pruning():
+    import fastdt
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        t = fastdt.fit(X, y)
+        fastdt.cost_complexity_pruning_path(t)
+        fastdt.prune(t, 0.01)
+        fastdt.ccp_cv(X, y, cv=2)
+        fastdt.prune_reduced_error(t, X, y)
+        fastdt.prune_reduced_error(fastdt.fit(X, X[:, 1].astype(np.float64)), X,
+                                   X[:, 1].astype(np.float64))
+
+
+def _inspection():
+    import fastdt
+    from fastdt.inspection import permutation_importance
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        Xc = _with_holes(X, rng)
+        for t, Xp in ((fastdt.fit(X, y, max_depth=3), X),
+                      (fastdt.fit(Xc, y, max_depth=3, categorical_features=[3]), Xc),
+                      (fastdt.fit(Xc, y, max_depth=3, missing="fractional"), Xc)):
+            permutation_importance(t, Xp, y, n_repeats=1)
+            fastdt.decision_path(t, Xp)
+            fastdt.explain(t, Xp[:2])
+
+
+def _rules():
+    import fastdt
+    from fastdt.rules import RuleList
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        rules = RuleList.from_tree(fastdt.fit(X, y, max_depth=3))
+        rules.predict(X)
+        rules.prune(X, y)
+        rules.prune(X, y, method="pessimistic")
+
+
+#: name -> (what it compiles, function)
+GROUPS = {
+    "exact": ("exact fits and numeric prediction", _exact),
+    "hist": ("histogram fits", _hist),
+    "categorical": ("categorical features, missing values learned", _categorical),
+    "missing": ("missing='fractional' and 'surrogate'", _missing),
+    "pruning": ("cost-complexity and reduced-error pruning", _pruning),
+    "inspection": ("permutation importance, decision_path, explain", _inspection),
+    "rules": ("rule lists and C4.5 rule post-pruning", _rules),
+}
+
+
+def warmup(groups=None, *, quiet=False, file=None, bar_width=24):
+    """Compile (or load from numba's cache) the kernels of ``groups`` (default: all).
+
+    Prints a progress bar and the seconds each group took to ``file`` (default: standard
+    error), unless ``quiet``.
+    Returns ``{group: seconds}``. With a filled cache each group takes a fraction of a
+    second (loading); in a fresh environment, the compilation (a minute or two for all).
+    """
+    names = list(GROUPS) if groups is None else list(groups)
+    unknown = [g for g in names if g not in GROUPS]
+    if unknown:
+        raise ValueError(f"unknown warm-up group(s) {', '.join(map(repr, unknown))}; "
+                         f"groups are {', '.join(GROUPS)}")
+    import os
+
+    file = None if quiet else (sys.stderr if file is None else file)
+    quiet_env = os.environ.get("FASTDT_QUIET")
+    os.environ["FASTDT_QUIET"] = "1"  # the bar says it; no first-compile notice
+    seconds = {}
+    try:
+        for i, name in enumerate(names):
+            if file is not None:
+                _bar(file, i, len(names), f"compiling {name}: {GROUPS[name][0]}", bar_width)
+            t = time.perf_counter()
+            GROUPS[name][1]()
+            seconds[name] = time.perf_counter() - t
+            if file is not None:
+                _bar(file, i + 1, len(names), f"{name} done in {seconds[name]:.1f} s",
+                     bar_width, end="\n")
+    finally:
+        if quiet_env is None:
+            os.environ.pop("FASTDT_QUIET", None)
+        else:
+            os.environ["FASTDT_QUIET"] = quiet_env
+    if file is not None:
+        print(f"fastdt warm-up: {len(names)} group(s) in {sum(seconds.values()):.1f} s; "
+              "the kernels are cached for later processes", file=file, flush=True)
+    return seconds
+
+
+def _bar(file, done, total, text, width, end=""):
+    filled = width * done // max(total, 1)
+    line = f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} {text}"
+    if getattr(file, "isatty", lambda: False)():
+        print("\r\033[K" + line, end=end, file=file, flush=True)
+    elif end:  # not a terminal: one line per finished group
+        print(line, file=file, flush=True)
