@@ -1,10 +1,13 @@
-"""Start-up cost: import, and import + first fit/predict with an empty or filled
-numba cache (``NUMBA_CACHE_DIR``), each in a fresh interpreter."""
+"""Start-up cost, each phase on its own (``benchmarks/startup.py`` runs the same phases):
+a fresh interpreter with an empty ``NUMBA_CACHE_DIR`` (cold), then another with the cache
+it filled (warm). Phases run in order in one process: import, first exact fit, first
+predict, first hist fit, first fit of a DataFrame with categories and missing values
+(``missing="learn"``, ``"fractional"``, ``"surrogate"``)."""
 
 import os
 import tempfile
 
-from .common import startup_times
+from .startup import PHASES, run_phases
 
 
 def _threads():
@@ -13,20 +16,23 @@ def _threads():
 
 
 class Startup:
-    timeout = 900
+    timeout = 1800
     rounds = 1
     repeat = 1
+    number = 1
     unit = "seconds"
 
-    def track_cold_start(self):
-        with tempfile.TemporaryDirectory(prefix="fastdt-numba-cold-") as d:
-            return startup_times(d, threads=_threads())["total"]
+    def setup_cache(self):
+        with tempfile.TemporaryDirectory(prefix="fastdt-asv-startup-") as d:
+            cold = run_phases(d, PHASES, _threads())["times"]
+            warm = run_phases(d, PHASES, _threads())["times"]
+        return {"cold": cold, "warm": warm}
 
-    def track_warm_start(self):
-        with tempfile.TemporaryDirectory(prefix="fastdt-numba-warm-") as d:
-            startup_times(d, threads=_threads())
-            return startup_times(d, threads=_threads())["total"]
+    def track_cold(self, times, phase):
+        return times["cold"][phase]
 
-    def track_import_time(self):
-        with tempfile.TemporaryDirectory(prefix="fastdt-numba-import-") as d:
-            return startup_times(d, fit=False, threads=_threads())["import"]
+    def track_warm(self, times, phase):
+        return times["warm"][phase]
+
+    track_cold.params = track_warm.params = list(PHASES)
+    track_cold.param_names = track_warm.param_names = ["phase"]

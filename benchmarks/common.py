@@ -8,7 +8,7 @@
 * :func:`bench_threads` / :func:`set_threads`: the numba thread count, taken from the
   environment variable ``FASTDT_BENCH_THREADS`` (default: every thread numba has);
 * :func:`startup_times`: import + first fit/predict in a fresh interpreter with a
-  given ``NUMBA_CACHE_DIR`` (cold and warm start).
+  given ``NUMBA_CACHE_DIR`` (cold and warm start; ``startup.py`` has the phases).
 
 asv imports this module during discovery: keep it light (no fastdt/numba import at
 module level) and give nothing here a ``time_``/``track_``/``peakmem_`` name.
@@ -16,9 +16,7 @@ module level) and give nothing here a ``time_``/``track_``/``peakmem_`` name.
 
 import functools
 import importlib.util
-import json
 import os
-import subprocess
 import sys
 import time
 
@@ -156,50 +154,19 @@ def warm_up(dtype=DTYPE):
 # start-up in a fresh interpreter
 # ----------------------------------------------------------------------------------
 
-_STARTUP_SCRIPT = """
-import json, sys, time
-t0 = time.perf_counter()
-import fastdt
-t1 = time.perf_counter()
-out = {"import": t1 - t0, "fit_predict": 0.0}
-if sys.argv[1] == "fit":
-    import numpy as np
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((%(rows)d, 20))
-    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64)
-    t2 = time.perf_counter()
-    tree = fastdt.fit(X, y, max_depth=10)
-    fastdt.predict(tree, X)
-    out["fit_predict"] = time.perf_counter() - t2
-out["total"] = out["import"] + out["fit_predict"]
-print(json.dumps(out))
-""" % {"rows": WARMUP_ROWS}
-
-
-def _fastdt_parent():
-    spec = importlib.util.find_spec("fastdt")
-    return os.path.dirname(os.path.dirname(os.path.abspath(spec.origin)))
-
-
 def startup_times(cache_dir, *, fit=True, threads=None, timeout=600):
-    """Run ``import fastdt`` (+ fit and predict on 1,000 rows) in a fresh interpreter.
+    """``import fastdt`` (+ a first exact fit and predict on 1,000 rows) in a fresh
+    interpreter with ``NUMBA_CACHE_DIR=cache_dir`` (empty: a cold start; filled by an
+    earlier call: a warm start). Interpreter start-up itself is not counted. Returns
+    ``{"import": s, "fit_predict": s, "total": s}``; ``benchmarks/startup.py`` times
+    every phase."""
+    try:
+        from .startup import run_phases
+    except ImportError:  # run as a script (compare.py)
+        from startup import run_phases
 
-    ``cache_dir`` becomes ``NUMBA_CACHE_DIR``: empty for a cold start, filled by an
-    earlier call for a warm start. Interpreter start-up itself is not counted.
-    Returns ``{"import": s, "fit_predict": s, "total": s}``.
-    """
-    env = dict(os.environ)
-    env["NUMBA_CACHE_DIR"] = str(cache_dir)
-    env.pop("NUMBA_DISABLE_JIT", None)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [_fastdt_parent()] + [p for p in [env.get("PYTHONPATH")] if p]
-    )
-    if threads is not None:
-        env["NUMBA_NUM_THREADS"] = str(int(threads))
-    res = subprocess.run(
-        [sys.executable, "-c", _STARTUP_SCRIPT, "fit" if fit else "import"],
-        env=env, capture_output=True, text=True, timeout=timeout, check=False,
-    )
-    if res.returncode != 0:
-        raise RuntimeError(f"start-up probe failed:\n{res.stderr}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    phases = ("import", "exact_fit", "predict") if fit else ("import",)
+    t = run_phases(cache_dir, phases, threads, timeout)["times"]
+    out = {"import": t["import"], "fit_predict": t.get("exact_fit", 0.0) + t.get("predict", 0.0)}
+    out["total"] = out["import"] + out["fit_predict"]
+    return out

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/compare.py [--section all|synthetic|tables|pruning]
+    python benchmarks/compare.py [--section all|synthetic|tables|pruning|small]
                                  [--rows 1000000] [--features 20] [--repeat 1]
                                  [--quick] [--threads N] [--skip-unlimited]
                                  [--table-depth 8] [--table-rows N]
@@ -10,6 +10,7 @@ Usage::
 
     python benchmarks/compare.py --section tables    # the real tables alone (~1 min)
     python benchmarks/compare.py --section pruning   # ccp_alpha by CV on Adult (~2 min)
+    python benchmarks/compare.py --section small     # small data, grid search, busy core
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -33,7 +34,10 @@ native categorical support, all at ``--table-depth``. ``--section synthetic`` ru
 the make_classification tables only. ``--section pruning`` (also part of ``all``)
 chooses ``ccp_alpha`` on Adult by 5-fold cross-validation: fastdt's ``ccp_cv`` over
 the whole path against scikit-learn's path + ``GridSearchCV`` over ``--ccp-grid``
-alphas (``compare_pruning.py``).
+alphas (``compare_pruning.py``). ``--section small`` (also part of ``all``) measures the
+fixed cost of fits on small and medium data: one fit and a grid search on Adult against
+scikit-learn, idle and with one core kept busy, and where threads start to pay
+(``compare_small.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -59,11 +63,12 @@ def _parse(argv):
                    help="threads for fastdt (numba), XGBoost and LightGBM (default: all)")
     p.add_argument("--skip-unlimited", action="store_true",
                    help="skip the max_depth=None fits")
-    p.add_argument("--section", choices=("all", "synthetic", "tables", "pruning"),
+    p.add_argument("--section", choices=("all", "synthetic", "tables", "pruning", "small"),
                    default="all",
                    help="all (default), the make_classification tables only (synthetic), "
-                        "the real tables with categorical columns only (tables) or the "
-                        "choice of ccp_alpha by cross-validation on Adult (pruning)")
+                        "the real tables with categorical columns only (tables), the "
+                        "choice of ccp_alpha by cross-validation on Adult (pruning) or "
+                        "the fixed cost of fits on small data (small)")
     p.add_argument("--ccp-grid", type=int, default=40,
                    help="alphas of the path scikit-learn's GridSearchCV gets (default 40)")
     p.add_argument("--table-depth", type=int, default=8,
@@ -746,6 +751,12 @@ def main(argv=None):
         if args.section == "all":
             say("")
         pruning_section(args, threads, say)
+    if args.section in ("all", "small"):
+        from compare_small import small_section
+
+        if args.section == "all":
+            say("")
+        small_section(args, threads, say)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(report) + "\n")

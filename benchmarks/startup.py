@@ -138,7 +138,7 @@ def run_phases(cache_dir, phases=PHASES, threads=None, timeout=900):
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def time_demo(cache_dir, timeout=900):
+def demo_seconds(cache_dir, timeout=900):
     """Wall-clock seconds of ``python -m fastdt demo`` (interpreter start included)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
     env.pop("NUMBA_DISABLE_JIT", None)
@@ -192,7 +192,7 @@ def main(argv=None):
             warm.append(run_phases(d, phases, args.threads))
         if args.demo:
             with tempfile.TemporaryDirectory(prefix="fastdt-demo-") as d:
-                demo.append(time_demo(d))
+                demo.append(demo_seconds(d))
         print(f"run {r + 1}/{args.repeat}: cold "
               + ", ".join(f"{k} {v:.2f}" for k, v in cold[-1]["times"].items()),
               file=sys.stderr, flush=True)

@@ -2,8 +2,10 @@
 
 The kernels are serial ``@njit(nogil=True)`` functions over a range ``[lo, hi)`` of
 something independent (features of a level's scan, nodes of a level, rows of a
-prediction). :func:`run` cuts the range into one block per thread and runs the blocks
-at once on Python threads; the kernels release the GIL, so the blocks run in parallel.
+prediction). :func:`run` cuts the range into a few blocks per thread, and the threads
+(the calling one and those of a pool) take the next block whenever they are free; the
+kernels release the GIL, so the blocks run in parallel, and a thread slowed down by a
+busy core or a costly block simply takes fewer blocks.
 Each block writes its own part of the outputs, so the result does not depend on the
 number of threads::
 
@@ -72,42 +74,57 @@ def blocks(n, k):
     return [(edges[j], edges[j + 1]) for j in range(k)]
 
 
+def _tasks(n, k):
+    """Blocks for ``k`` threads: a few per thread (at most ``n``), taken in order by
+    whichever thread is free, so that a thread slowed down (a busy core, a costly
+    feature) takes fewer of them."""
+    return blocks(n, min(n, _BLOCKS_PER_THREAD * k))
+
+
+#: Blocks of work per thread: threads take them as they finish (load balance).
+_BLOCKS_PER_THREAD = 4
+
+
+def _share(call, tasks, k):
+    """``call(task)`` for every task, on the calling thread and ``k - 1`` pool threads,
+    each taking the next task when it is free. Returns the results in task order."""
+    results = [None] * len(tasks)
+    taken = iter(range(len(tasks)))  # next() of a range iterator is atomic (GIL)
+
+    def worker():
+        for i in taken:
+            results[i] = call(tasks[i])
+
+    pool = _executor(k - 1)
+    futures = [pool.submit(worker) for _ in range(k - 1)]
+    try:
+        worker()
+    finally:
+        for f in futures:
+            f.result()
+    return results
+
+
 def run(kernel, n, work, *args):
-    """``kernel(lo, hi, *args)`` over ``[0, n)``, in blocks on up to
-    :func:`n_threads` threads (the calling thread runs the first block)."""
+    """``kernel(lo, hi, *args)`` over ``[0, n)``, in blocks on up to :func:`n_threads`
+    threads (the calling thread is one of them)."""
     k = min(n_threads(work), n)
     if k <= 1:
         if n > 0:
             kernel(0, n, *args)
         return
-    parts = blocks(n, k)
-    pool = _executor(k - 1)
-    futures = [pool.submit(kernel, lo, hi, *args) for lo, hi in parts[1:]]
-    try:
-        kernel(parts[0][0], parts[0][1], *args)
-    finally:
-        for f in futures:
-            f.result()
+    _share(lambda t: kernel(t[0], t[1], *args), _tasks(n, k), k)
 
 
 def run_rows(kernel, n, work, *args):
-    """``kernel(*row_blocks)`` for the row arrays ``args`` (each cut along its first
-    axis into the same blocks; C-contiguous row blocks keep the kernel's one
-    signature), on up to :func:`n_threads` threads. Other arguments go first:
-    ``run_rows(kernel, n, work, (t,), X, out)`` calls ``kernel(t, X[lo:hi], out[lo:hi])``.
-    Returns the list of the blocks' results.
+    """``kernel(*fixed, *row_blocks)`` for the row arrays in ``args[1:]`` (each cut along
+    its first axis into the same blocks; C-contiguous row blocks keep the kernel's one
+    signature), on up to :func:`n_threads` threads; ``args[0]`` is the tuple of the
+    other arguments, which go first: ``run_rows(kernel, n, work, (t,), X, out)`` calls
+    ``kernel(t, X[lo:hi], out[lo:hi])``. Returns the list of the blocks' results.
     """
     fixed, rows = args[0], args[1:]
     k = min(n_threads(work), n)
     if k <= 1:
         return [kernel(*fixed, *rows)]
-    parts = blocks(n, k)
-    pool = _executor(k - 1)
-    futures = [pool.submit(kernel, *fixed, *[a[lo:hi] for a in rows]) for lo, hi in parts[1:]]
-    results = []
-    try:
-        lo, hi = parts[0]
-        results.append(kernel(*fixed, *[a[lo:hi] for a in rows]))
-    finally:
-        results += [f.result() for f in futures]
-    return results
+    return _share(lambda t: kernel(*fixed, *[a[t[0]:t[1]] for a in rows]), _tasks(n, k), k)

@@ -1,0 +1,133 @@
+"""The fixed cost of a fit on small and medium data: fastdt against scikit-learn.
+
+Run through ``benchmarks/compare.py --section small`` (``--repeat``, ``--threads``).
+
+* **Adult as users have it**: the training file's 32,561 rows, a seeded 80% of them
+  (26,048), categorical columns as ordinal codes (``fastdt.datasets.load_adult``),
+  labels as the strings ``"<=50K"``/``">50K"``; one ``DecisionTreeClassifier`` fit at
+  ``max_depth=8`` (fastdt's and scikit-learn's estimators, timed through ``fit``).
+* **A grid search**: ``GridSearchCV`` over 18 settings (``max_depth`` 4, 6, 8, 10, 12,
+  None x ``min_samples_leaf`` 1, 5, 20), 5 folds, refit, with ``n_jobs=1`` and
+  ``n_jobs=2`` (joblib's processes; each worker gets ``NUMBA_NUM_THREADS=1``).
+* **A busy machine**: the same with a second process keeping one core busy (a Python
+  busy loop), to see that fastdt is slowed no more than scikit-learn.
+* **Where threads start to pay**: fits of ``n x 10`` rows (``make_classification``,
+  ``max_depth=8``) on one thread and on every thread, to place
+  ``fastdt._parallel.SERIAL_WORK``.
+
+Times are the best of ``--repeat`` runs after one untimed run. A plain module, not an
+asv benchmark (no ``time_`` names, no heavy imports at module level).
+"""
+
+import contextlib
+import subprocess
+import sys
+
+SETTINGS = {"max_depth": [4, 6, 8, 10, 12, None], "min_samples_leaf": [1, 5, 20]}
+
+
+@contextlib.contextmanager
+def busy_core():
+    """A second process keeping one core busy while the block runs."""
+    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def adult_as_it_comes():
+    """``(X, y)``: 80% of Adult's training rows (seeded), ordinal codes, string labels."""
+    import numpy as np
+
+    from fastdt.datasets import _read_adult, load_adult
+
+    X, _, _, _ = load_adult()
+    labels = _read_adult(None)[0]["income"].to_numpy()
+    rows = np.random.default_rng(0).permutation(len(labels))[: int(0.8 * len(labels))]
+    return np.ascontiguousarray(X[rows]), labels[rows]
+
+
+def _timings(X, y, repeat, n_jobs_list, best):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    from fastdt import DecisionTreeClassifier as FdTree
+
+    out = {}
+    for name, cls in (("fastdt", FdTree), ("scikit-learn", SkTree)):
+        out[(name, "fit")] = best(lambda: cls(max_depth=8).fit(X, y), 5 * repeat)[0]
+        for n_jobs in n_jobs_list:
+            def search():
+                return GridSearchCV(cls(), SETTINGS, cv=5, n_jobs=n_jobs).fit(X, y)
+            search()  # untimed: joblib's workers start (and load fastdt's cache)
+            out[(name, f"grid n_jobs={n_jobs}")] = best(search, repeat)[0]
+    return out
+
+
+def _threshold_rows(repeat, best, say):
+    import numba
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    import fastdt
+    from fastdt import _parallel
+
+    threads = numba.get_num_threads()
+    say(f"Where threads start to pay: one fit of n x 10 rows (make_classification, "
+        f"max_depth=8), on 1 thread and on {threads}, serial threshold disabled; "
+        f"fastdt runs serially below {_parallel.SERIAL_WORK:,} values read by a kernel.")
+    say("")
+    say(f"| rows | values (rows x 10) | 1 thread (ms) | {threads} threads (ms) | "
+        f"{threads} threads / 1 |")
+    say("|---:|---:|---:|---:|---:|")
+    saved = _parallel.SERIAL_WORK
+    try:
+        _parallel.SERIAL_WORK = 0
+        for n in (250, 500, 1000, 2000, 5000, 10000, 20000, 50000):
+            X, y = make_classification(n_samples=n, n_features=10, random_state=0)
+            times = []
+            for t in (1, threads):
+                numba.set_num_threads(t)
+                fastdt.fit(X, y, max_depth=8)
+                times.append(best(lambda: fastdt.fit(X, y, max_depth=8), 5 * repeat)[0])
+            numba.set_num_threads(threads)
+            say(f"| {n:,} | {10 * n:,} | {1000 * times[0]:.2f} | {1000 * times[1]:.2f} | "
+                f"{times[1] / times[0]:.2f} |")
+    finally:
+        _parallel.SERIAL_WORK = saved
+        numba.set_num_threads(threads)
+
+
+def small_section(args, threads, say):
+    """Print the small-data tables (Adult's part is skipped without the datasets)."""
+    from compare import _best
+
+    from fastdt.datasets import datasets_folder
+
+    _threshold_rows(args.repeat, _best, say)
+    say("")
+    try:
+        X, y = adult_as_it_comes()
+    except FileNotFoundError as e:
+        say(f"Skipped the Adult part: the shared datasets are not found ({e}); looked in "
+            f"{datasets_folder()}.")
+        return
+    n_jobs_list = (1, 2)
+    idle = _timings(X, y, args.repeat, n_jobs_list, _best)
+    with busy_core():
+        busy = _timings(X, y, args.repeat, n_jobs_list, _best)
+    say(f"Adult as it comes: {X.shape[0]:,} rows x {X.shape[1]} ordinal-coded features, "
+        "string labels; DecisionTreeClassifier(max_depth=8).fit, and GridSearchCV over 18 "
+        "settings x 5 folds (refit included). Seconds, best of runs; 'busy': a second "
+        "process keeps one core busy.")
+    say("")
+    say("| task | fastdt (s) | scikit-learn (s) | fastdt faster | fastdt, busy (s) | "
+        "scikit-learn, busy (s) | faster, busy | fastdt busy/idle | scikit-learn busy/idle |")
+    say("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for task in ["fit"] + [f"grid n_jobs={j}" for j in n_jobs_list]:
+        f, s = idle[("fastdt", task)], idle[("scikit-learn", task)]
+        fb, sb = busy[("fastdt", task)], busy[("scikit-learn", task)]
+        say(f"| {task} | {f:.4g} | {s:.4g} | {s / f:.1f}x | {fb:.4g} | {sb:.4g} | "
+            f"{sb / fb:.1f}x | {fb / f:.2f} | {sb / s:.2f} |")
