@@ -1,9 +1,11 @@
-"""numba's on-disk cache of fastdt's kernels (``fastdt._jit``): where the stale-cache
-guard looks and writes its stamp.
+"""numba's on-disk cache of fastdt's kernels (``fastdt._jit``): stale code never runs
+(in NUMBA_CACHE_DIR and in the user-wide cache), and where the stale-cache guard looks
+and writes its stamp.
 
 Every test runs fresh Python processes on a copy of the package in ``tmp_path`` (first
 on ``PYTHONPATH``), with ``HOME`` and ``XDG_CACHE_HOME`` inside ``tmp_path`` too, so
-that no cache outside ``tmp_path`` is read or written.
+that no cache outside ``tmp_path`` is read or written. A cold fit compiles for about
+10 s: the data are tiny and each test compiles as few kernels as it needs.
 
 We run as root in CI, where no directory is read-only: a location is made unusable by
 making its path go through a regular file.
@@ -15,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.skipif(
@@ -22,6 +25,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 SOURCE = Path(__file__).resolve().parents[1] / "fastdt"
+NOTICE = "fastdt: compiling"
 
 # Run before the test's code in every child: counts compilations of fastdt kernels
 # (numba fires ``numba:compile`` only when no cached kernel fits) and saves results.
@@ -56,6 +60,23 @@ def save(trees, **extra):
     np.savez(OUT, compiled=len(COMPILED), package=fastdt.__file__, **arrays, **extra)
 '''
 
+# A regression tree on 60 rows: an exact fit caches about 20 kernels (no predict).
+FIT_TINY = '''
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 3))
+y = 2.0 * X[:, 0] + X[:, 1] + 0.1 * rng.normal(size=60)
+save({"reg": fastdt.fit(X, y, max_depth=2, splitter="best")})
+'''
+
+# The callee edited between processes: the squared-error proxy of a regression split in
+# ``_criteria.py``, negated (the worst split wins). Only ``_exact_scan.py``'s kernels
+# call it (inlined ``score_candidate``), so numba's own check, keyed on the caller's
+# file, would load the stale scan from the cache.
+CALLEE = "fastdt/_criteria.py"
+PROXY = "        return sl * sl / wl + sr * sr / wr\n"
+PROXY_EDITED = "        return -(sl * sl / wl + sr * sr / wr)\n"
+
+
 def _copy(tmp_path):
     """A copy of the package, without caches, as ``tmp_path/src/fastdt``."""
     root = tmp_path / "src"
@@ -79,10 +100,91 @@ def _env(tmp_path, root, **extra):
     return {k: v for k, v in env.items() if v is not None}
 
 
+def _run(env, code, out, *flags):
+    """Run PRELUDE + code in a fresh interpreter; return (saved arrays, stderr).
+    A variable of ``env`` set to None is left out."""
+    env = {k: v for k, v in env.items() if v is not None}
+    proc = subprocess.run(
+        [sys.executable, *flags, "-c", PRELUDE + code, str(out)], env=env,
+        cwd=out.parent, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    with np.load(out) as f:
+        data = dict(f)
+    # the copy was imported, not the repository's package
+    first = Path(env["PYTHONPATH"].split(os.pathsep)[0])
+    assert Path(str(data.pop("package"))) == first / "fastdt" / "__init__.py"
+    return data, proc.stderr
+
+
+def _same(a, b):
+    """The arrays of two runs are equal bit for bit (dtype, shape and bytes)."""
+    keys = set(a) - {"compiled"}
+    if keys != set(b) - {"compiled"}:
+        return False
+    return all(a[k].dtype == b[k].dtype and a[k].shape == b[k].shape
+               and a[k].tobytes() == b[k].tobytes() for k in keys)
+
+
+def _edit_callee(root):
+    path = root / CALLEE
+    src = path.read_text()
+    assert src.count(PROXY) == 1
+    path.write_text(src.replace(PROXY, PROXY_EDITED))
+
+
+def _notices(stderr):
+    return [line for line in stderr.splitlines() if line.startswith(NOTICE)]
+
+
 def _fingerprint(root):
     from fastdt._jit import fingerprint
 
     return fingerprint(root / "fastdt")
+
+
+def _stale_callee_scenario(tmp_path, root, env):
+    """Fit; edit the callee; fit again with the same cache. Returns the two fits' results
+    and the reference: the edited code run without the JIT (so without a cache)."""
+    before, err = _run(env, FIT_TINY, tmp_path / "before.npz")
+    assert before["compiled"] > 0 and not _notices(err)  # FASTDT_QUIET=1
+    _edit_callee(root)
+    after, _ = _run(env, FIT_TINY, tmp_path / "after.npz")
+    reference, _ = _run(
+        dict(env, NUMBA_DISABLE_JIT="1", NUMBA_CACHE_DIR=str(tmp_path / "unused")),
+        FIT_TINY, tmp_path / "reference.npz",
+    )
+    assert not _same(before, reference)  # the edit changes the tree
+    # the guard dropped every cached kernel (numba alone recompiles _criteria's only)
+    assert after["compiled"] == before["compiled"]
+    return before, after, reference
+
+
+# ----------------------------------------------------------------------- stale code
+
+
+def test_edited_callee_is_picked_up_numba_cache_dir(tmp_path):
+    root = _copy(tmp_path)
+    cache = tmp_path / "numba_cache"
+    env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(cache))
+    _, after, reference = _stale_callee_scenario(tmp_path, root, env)
+    assert _same(after, reference)  # not the stale scan of the first process
+    assert list(cache.glob("fastdt_*/*.nbi"))
+    assert not list((root / "fastdt" / "__pycache__").glob("*.nbi"))
+
+
+def test_edited_callee_is_picked_up_user_wide_cache(tmp_path):
+    root = _copy(tmp_path)
+    (root / "fastdt" / "__pycache__").write_text("not a directory")  # in-tree unusable
+    env = _env(tmp_path, root, NUMBA_CACHE_DIR=None)
+    user_wide = tmp_path / "xdg" / "numba"  # numba's appdirs user_cache_dir
+    before, after, reference = _stale_callee_scenario(tmp_path, root, env)
+    assert _same(after, reference)
+    (cached,) = {p.parent for p in user_wide.glob("fastdt_*/*.nbi")}
+    assert len(list(cached.glob("*.nbc"))) == before["compiled"]  # one per signature
+    assert (cached / "fastdt-kernels.sha1").read_text() == _fingerprint(root)
+    assert (root / "fastdt" / "__pycache__").is_file()
+    assert not list((tmp_path / "home").rglob("*.nbi"))
 
 
 # ----------------------------------------------------------------------- the guard
