@@ -1,6 +1,6 @@
-"""numba's on-disk cache of fastdt's kernels (``fastdt._jit``): stale code never runs
-(in NUMBA_CACHE_DIR and in the user-wide cache), and where the stale-cache guard looks
-and writes its stamp.
+"""numba's on-disk cache of fastdt's kernels (``fastdt._jit``): stale code never runs,
+the user-wide cache, read-only installs, caches shared across thread counts, the notice
+of a first compilation, and where the stale-cache guard looks and writes its stamp.
 
 Every test runs fresh Python processes on a copy of the package in ``tmp_path`` (first
 on ``PYTHONPATH``), with ``HOME`` and ``XDG_CACHE_HOME`` inside ``tmp_path`` too, so
@@ -185,6 +185,97 @@ def test_edited_callee_is_picked_up_user_wide_cache(tmp_path):
     assert (cached / "fastdt-kernels.sha1").read_text() == _fingerprint(root)
     assert (root / "fastdt" / "__pycache__").is_file()
     assert not list((tmp_path / "home").rglob("*.nbi"))
+
+
+# ----------------------------------------------------------------------- read-only
+
+
+def test_read_only_install_compiles_without_cache(tmp_path):
+    root = _copy(tmp_path)
+    blocker = tmp_path / "afile"
+    blocker.write_text("a file, not a directory")
+    (root / "fastdt" / "__pycache__").write_text("not a directory")
+    env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(blocker / "cache"),
+               HOME=str(blocker / "home"), XDG_CACHE_HOME=str(blocker / "xdg"))
+    code = '''
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 3))
+y = np.where(X[:, 0] > 0.2, "a", "b")
+tree = fastdt.fit(X, y, max_depth=2, splitter="best")
+pred = fastdt.predict(tree, X)
+from fastdt import _jit
+save({"clf": tree}, accuracy=np.mean(pred == y), cache=_jit.CACHE)
+'''
+    # -W always: a warning given more than once would show more than once
+    data, err = _run(env, code, tmp_path / "out.npz", "-W", "always")
+    assert not data["cache"]  # fastdt._jit.CACHE
+    assert data["compiled"] > 0 and data["accuracy"] == 1.0
+    assert "Traceback" not in err
+    warned = [line for line in err.splitlines() if "Warning:" in line]
+    assert len(warned) == 1, err
+    assert "RuntimeWarning: fastdt: numba finds no writable place" in warned[0]
+    assert not list(tmp_path.rglob("*.nbi")) and not list(tmp_path.rglob("*.sha1"))
+
+
+# ----------------------------------------------------------------------- thread counts
+
+# Fills the cache with 2 threads, loads it with 1: a cache written under one thread count
+# must load, and give the same trees, under another (guards numba issue 8578). 20,000 x 5
+# values: above _parallel.SERIAL_WORK, so the kernels do run on 2 threads at first.
+FIT_THREADS = '''
+from fastdt import _parallel
+
+rng = np.random.default_rng(1)
+n = 20_000
+X = rng.normal(size=(n, 5))
+yc = (X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.normal(size=n) > 0).astype(np.int64) + (X[:, 2] > 1)
+yr = 2.0 * X[:, 0] + np.sin(X[:, 3]) + 0.1 * rng.normal(size=n)
+trees, preds = {}, {}
+for splitter in ("best", "hist"):
+    clf = fastdt.fit(X, yc, max_depth=4, splitter=splitter)
+    reg = fastdt.fit(X, yr, max_depth=4, splitter=splitter)
+    trees[f"clf_{splitter}"], trees[f"reg_{splitter}"] = clf, reg
+    preds[f"proba_{splitter}"] = fastdt.predict_proba(clf, X)
+    preds[f"label_{splitter}"] = fastdt.predict(clf, X)
+    preds[f"pred_{splitter}"] = fastdt.predict(reg, X)
+save(trees, threads=_parallel.n_threads(X.size), **preds)
+'''
+
+
+def test_cache_filled_with_two_threads_serves_one(tmp_path):
+    root = _copy(tmp_path)
+    env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"))
+    two, _ = _run(dict(env, NUMBA_NUM_THREADS="2"), FIT_THREADS, tmp_path / "two.npz")
+    assert two.pop("threads") == 2 and two["compiled"] > 0
+    one, err = _run(dict(env, NUMBA_NUM_THREADS="1", FASTDT_QUIET=None), FIT_THREADS,
+                    tmp_path / "one.npz")
+    assert one.pop("threads") == 1
+    assert one["compiled"] == 0 and not _notices(err)  # every kernel from the cache
+    assert _same(one, two)
+
+
+# ----------------------------------------------------------------------- notice
+
+
+def test_first_compilation_notice(tmp_path):
+    root = _copy(tmp_path)
+    env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"), FASTDT_QUIET=None)
+    cold, err = _run(env, FIT_TINY, tmp_path / "cold.npz")
+    assert cold["compiled"] > 1 and len(_notices(err)) == 1, err  # one line for many kernels
+    assert err.count(NOTICE) == 1
+    warm, err = _run(env, FIT_TINY, tmp_path / "warm.npz")
+    assert warm["compiled"] == 0 and not _notices(err)
+    assert _same(cold, warm)
+    # FASTDT_QUIET=1, fresh cache: a compilation, no notice (one small kernel suffices:
+    # the notice comes from any fastdt kernel's first compilation)
+    code = '''
+from fastdt import _validate
+assert _validate.count_nonfinite(np.array([[np.nan, 1.0]])) == (1, 0)
+save({})
+'''
+    quiet, err = _run(dict(env, FASTDT_QUIET="1", NUMBA_CACHE_DIR=str(tmp_path / "other")),
+                      code, tmp_path / "quiet.npz")
+    assert quiet["compiled"] == 1 and NOTICE not in err
 
 
 # ----------------------------------------------------------------------- the guard
