@@ -33,7 +33,10 @@ import numba
 from numba import njit
 from numba.core import event
 
-PACKAGE = Path(__file__).resolve().parent
+# The package's path as numba sees it: numba names a kernel's cache directory after
+# ``os.path.abspath`` of its source file (``numba.core.caching``), symbolic links kept,
+# so a package imported through a link has its cache under the link's name.
+PACKAGE = Path(os.path.abspath(__file__)).parent
 
 # ----------------------------------------------------------------------- stale caches
 
