@@ -17,7 +17,8 @@ from ._config import (
     CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, MAX_BINS_LIMIT, MISSING_STRATEGIES, WEIGHT_DTYPE,
 )
 from ._columns import (  # noqa: F401  (X's checks, re-exported: one place for every input check)
-    categorical_mask, check_X, check_X_fit, check_X_predict, feature_names_of, n_categories_of,
+    NumericLookingColumnWarning, categorical_mask, check_X, check_X_fit, check_X_predict,
+    feature_names_of, n_categories_of,
 )
 
 
