@@ -4,16 +4,24 @@ Part of the input checks (:mod:`fastdt._input` re-exports everything public here
 ``X`` (an array or a pandas DataFrame) becomes one C-contiguous float32/float64 array,
 categorical columns become codes 0 .. k-1 (NaN: missing) with their levels kept for
 the Tree, and every ``ValueError``/``TypeError`` about ``X`` is raised here, before any
-kernel runs.
+kernel runs. Fitting warns (:class:`NumericLookingColumnWarning`) when a column is
+categorical only because of its text dtype but holds numbers but for a few values.
 """
 
+import math
 import numbers
+import sys
 import warnings
 
 import numpy as np
 
 from ._config import MAX_CATEGORIES
 
+
+class NumericLookingColumnWarning(UserWarning):
+    """A text column, categorical because of its dtype, holds numbers but for a few
+    values (see :func:`_numeric_looking`): most likely a numeric column with stray
+    strings that pandas read as text."""
 
 
 def _is_dataframe(X):
@@ -170,6 +178,144 @@ def _levels_column(name, s):
     return codes, levels
 
 
+# ------------------------------------------------ text columns that look numeric
+#
+# pandas reads a numeric CSV column with one stray string (a repeated header line, a
+# typo, "n/a") as text, and a text column is categorical: every distinct number becomes
+# an unordered category, silently. fit warns about such columns (NumericLookingColumnWarning)
+# from the levels it computes anyway, so that a real text column costs a look at a few
+# of its levels.
+
+NUMERIC_MIN_NUMBERS = 10
+"""A numeric-looking column has at least this many distinct numbers: with fewer, a
+categorical split differs little from a threshold (and short lists of codes such as
+"1".."5" are often categories on purpose)."""
+NUMERIC_MAX_OTHER_LEVELS = 5
+"""... at most this many distinct values that are not numbers (stray strings are few:
+a header line, a typo, a missing-value marker such as "?" or "n/a")."""
+NUMERIC_MAX_OTHER_LEVEL_SHARE = 0.1
+"""... at most this share of its distinct values not numbers (at least 90% numbers, so
+9 distinct numbers or more for each distinct stray value)."""
+NUMERIC_MAX_OTHER_ROW_SHARE = 0.05
+"""... and at most this share of its non-missing rows holding a value that is not a
+number: text in more rows is more likely a real second kind of value than a stray."""
+
+
+def _text_dtype(dt):
+    """object or string dtype: categorical because of its dtype (not a category or bool
+    column, which are categorical on purpose)."""
+    import pandas as pd
+
+    return not isinstance(dt, pd.CategoricalDtype) and not pd.api.types.is_bool_dtype(dt) and (
+        dt == object or pd.api.types.is_string_dtype(dt))
+
+
+def _is_number(v):
+    """Whether a level is a finite number: a non-bool real, or a string that
+    ``float()`` parses to a finite value and that ``pd.to_numeric`` parses too (ASCII,
+    no ``_``): "39", " 39", "-1.5e3", "+.5"; not "nan", "inf", "", "1,000", "1_000"."""
+    if isinstance(v, str):
+        if not v.isascii() or "_" in v:
+            return False
+        try:
+            v = float(v)
+        except ValueError:
+            return False
+    elif isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return False
+    return math.isfinite(v)
+
+
+def _numeric_looking(levels, codes):
+    """Whether a text column holds numbers but for a few values, from its sorted
+    distinct values ``levels`` and its ``codes`` (float, NaN for missing).
+
+    A column is *numeric-looking* when, of its distinct non-missing values, at least
+    :data:`NUMERIC_MIN_NUMBERS` (10) are numbers (:func:`_is_number`), at most
+    :data:`NUMERIC_MAX_OTHER_LEVELS` (5) and at most
+    :data:`NUMERIC_MAX_OTHER_LEVEL_SHARE` (10%) are not, and the rows holding the values
+    that are not numbers are at most :data:`NUMERIC_MAX_OTHER_ROW_SHARE` (5%) of its
+    non-missing rows. A column of numbers only (held as text) qualifies too.
+
+    Returns None, or ``(n_categories, n_rows, n_other_rows, n_others, examples)``: the
+    non-missing rows, those whose value is not a number, the distinct such values and
+    up to 3 of them, the most frequent first. The levels are read in order until too many are not numbers
+    (numbers sort before letters), so a text column costs a few ``float()`` calls.
+    """
+    k = len(levels)
+    if k < NUMERIC_MIN_NUMBERS:
+        return None
+    limit = min(NUMERIC_MAX_OTHER_LEVELS, int(k * NUMERIC_MAX_OTHER_LEVEL_SHARE))
+    others = []
+    for i, v in enumerate(levels):
+        if not _is_number(v):
+            others.append(i)
+            if len(others) > limit:
+                return None
+    if k - len(others) < NUMERIC_MIN_NUMBERS:
+        return None
+    present = codes[~np.isnan(codes)].astype(np.intp)
+    n_rows = present.shape[0]
+    counts = np.bincount(present, minlength=k)[others]
+    n_other_rows = int(counts.sum())
+    if n_other_rows > NUMERIC_MAX_OTHER_ROW_SHARE * n_rows:
+        return None
+    by_count = sorted(range(len(others)), key=lambda i: -counts[i])  # stable: ties by value
+    examples = [levels[others[i]] for i in by_count[:3]]
+    return k, n_rows, n_other_rows, len(others), examples
+
+
+def _short_repr(v, width=40):
+    text = repr(v)
+    return text if len(text) <= width else text[:width - 4] + "...'"
+
+
+def _numeric_looking_message(looking, by_name):
+    """The warning about numeric-looking columns ``(index, label, dtype, found)``: one
+    line per column, then the two ways to resolve it (the first column as example)."""
+    lines = []
+    for _, col, dt, (k, n_rows, n_other_rows, n_others, examples) in looking:
+        line = f"  column {col!r} (dtype {dt}, {k} categories): "
+        if n_other_rows == 0:
+            line += f"all {n_rows} values are numbers"
+        else:
+            verb = "is not a number" if n_other_rows == 1 else "are not numbers"
+            shown = ", ".join(_short_repr(v) for v in examples)
+            line += f"{n_other_rows} of {n_rows} values {verb}: {shown}"
+            line += ", ..." if n_others > len(examples) else ""
+        lines.append(line)
+    one = len(looking) == 1
+    it = "it" if one else "them"
+    first = looking[0][1]
+    named = [str(col) if by_name else j for j, col, _, _ in looking]
+    return (
+        ("A column" if one else f"{len(looking)} columns")
+        + " of an object or string dtype "
+        + ("holds" if one else "hold")
+        + " numbers but for a few values; fit treats such a column as categorical "
+        "(one unordered category per distinct value):\n"
+        + "\n".join(lines) + "\n"
+        + ("To make it numeric" if one else "To make such a column numeric")
+        + f", convert it before fitting: X[{first!r}] = pd.to_numeric(X[{first!r}], "
+        'errors="coerce") turns the values that are not numbers into missing values. '
+        f"To keep {it} categorical, name {it} in categorical_features "
+        f"(categorical_features={named!r}; --categorical on the command line), which "
+        "also silences this warning."
+    )
+
+
+def _caller_outside_fastdt():
+    """The ``stacklevel`` (for a ``warnings.warn`` in the caller) of the first frame
+    outside the fastdt package: the user's call, however deep the warning is raised."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module != "fastdt" and not module.startswith("fastdt."):
+            break
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _map_levels(s, levels):
     """Codes of a column at predict time, by value: NaN if missing, -1 if unseen."""
     import pandas as pd
@@ -232,6 +378,7 @@ def _frame_to_array(X, mask, categories):
     target = np.float32 if numeric_dtypes == {np.dtype(np.float32)} else np.float64
     out = np.empty((X.shape[0], m), dtype=target)
     levels_out = [None] * m
+    looking = []  # (column, dtype, what _numeric_looking found) of numeric-looking columns
     for j, s in enumerate(series):
         name = names[j]
         if not cat[j]:
@@ -244,6 +391,10 @@ def _frame_to_array(X, mask, categories):
                 codes, levels_out[j] = _codes_column(name, s.to_numpy(np.float64, na_value=np.nan))
             else:
                 codes, levels_out[j] = _levels_column(name, s)
+                if not mask[j] and _text_dtype(s.dtype):  # categorical by its dtype alone
+                    found = _numeric_looking(levels_out[j], codes)
+                    if found is not None:
+                        looking.append((j, X.columns[j], s.dtype, found))
         else:
             levels = categories[j]
             if numeric and levels == list(range(len(levels))):
@@ -252,6 +403,9 @@ def _frame_to_array(X, mask, categories):
                 codes = _map_levels(s, levels)
             levels_out[j] = levels
         out[:, j] = codes
+    if looking:
+        warnings.warn(_numeric_looking_message(looking, feature_names_of(X) is not None),
+                      NumericLookingColumnWarning, stacklevel=_caller_outside_fastdt())
     return out, levels_out
 
 

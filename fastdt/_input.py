@@ -17,7 +17,8 @@ from ._config import (
     CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, MAX_BINS_LIMIT, MISSING_STRATEGIES, WEIGHT_DTYPE,
 )
 from ._columns import (  # noqa: F401  (X's checks, re-exported: one place for every input check)
-    categorical_mask, check_X, check_X_fit, check_X_predict, feature_names_of, n_categories_of,
+    NumericLookingColumnWarning, categorical_mask, check_X, check_X_fit, check_X_predict,
+    feature_names_of, n_categories_of,
 )
 
 
@@ -266,13 +267,24 @@ def _column_y(y, n):
 
 
 def check_y_classification(y, n):
-    """Class labels -> (classes, codes int32). Labels may be ints, strings, bools, ..."""
+    """Class labels -> ``(classes, codes int32)``. Labels may be ints, strings, bools, ...
+
+    ``classes`` is what ``np.unique(y)`` returns (sorted, of ``y``'s dtype once ``y`` is
+    an array: an object array for strings in an object array or a pandas Series) and
+    ``codes`` the positions of the labels in it. The common label types take a path that
+    never sorts or visits every label in Python (a few milliseconds for 10^6 labels):
+    ints, bools and whole floats of a small range through ``np.bincount``, an object
+    array of ``str``/``int``/``bool`` through a hash table (:func:`pandas.factorize`) and
+    checks on its few distinct values; every other input (and every error) goes through
+    ``np.unique`` and checks of every label, with the same results.
+    """
     if y is None:
         raise ValueError("y is None; a classifier requires y to be passed")
     y = _column_y(y, n)
-    if y.dtype.kind == "c":
+    kind = y.dtype.kind
+    if kind == "c":
         raise ValueError("Complex data not supported")
-    if y.dtype.kind == "f":
+    if kind == "f":
         if not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity")
         if np.any(y != np.round(y)):
@@ -280,19 +292,123 @@ def check_y_classification(y, n):
                 "Unknown label type: continuous. A classifier needs discrete labels; "
                 "use task='regression' (or DecisionTreeRegressor) for a continuous target"
             )
+    fast = None
+    if kind == "b":
+        fast = _bool_labels(y)
+    elif kind in "iuf":
+        fast = _integral_labels(y)
+    elif kind == "O":
+        fast = _object_labels(y)
+    if fast is not None:
+        return fast
     if y.dtype == object:
-        if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in y):
-            raise ValueError("Input y contains missing labels (None or NaN)")
-        kinds = {type(v) for v in y}
-        if len({str if issubclass(k, str) else k for k in kinds}) > 1 and any(
-            issubclass(k, str) for k in kinds
-        ):
-            raise ValueError("y mixes string and non-string labels; use one label type")
+        _check_object_labels(y)
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
         raise ValueError(f"class labels cannot be ordered: {exc}") from exc
     return classes, codes.astype(CODE_DTYPE).ravel()
+
+
+def _check_object_labels(labels):
+    """The missing and mixed-type checks of labels in an object array (every label, or
+    only the distinct ones: a string never equals a non-string, so both see the same
+    kinds)."""
+    if any(v is None or (isinstance(v, float) and np.isnan(v)) for v in labels):
+        raise ValueError("Input y contains missing labels (None or NaN)")
+    kinds = {type(v) for v in labels}
+    if len({str if issubclass(k, str) else k for k in kinds}) > 1 and any(
+        issubclass(k, str) for k in kinds
+    ):
+        raise ValueError("y mixes string and non-string labels; use one label type")
+
+
+def _bool_labels(y):
+    has_true = bool(y.any())
+    has_false = not bool(y.all())
+    classes = np.array([False, True])[[has_false, has_true]]
+    if has_true and has_false:
+        codes = y.astype(CODE_DTYPE).ravel()
+    else:
+        codes = np.zeros(y.shape[0], dtype=CODE_DTYPE)
+    return classes, codes
+
+
+# the largest span (max - min + 1) of integral labels counted by np.bincount, beyond
+# the number of labels: the count and lookup arrays stay O(n)
+_BINCOUNT_SPAN = 1 << 16
+
+
+def _integral_labels(y):
+    """Ints (or whole floats) of a small range: the distinct values by counting, the
+    codes by a lookup table; None when the range is too wide (np.unique sorts)."""
+    if y.shape[0] == 0:
+        return None
+    lo, hi = y.min(), y.max()
+    if y.dtype.kind == "f":
+        # huge values would not round-trip through int64; -0.0 would become 0.0
+        # (np.unique keeps the float it meets)
+        if not (-2.0**62 <= lo and hi <= 2.0**62):
+            return None
+        if lo <= 0 <= hi and np.any(np.signbit(y) & (y == 0)):
+            return None
+    lo, hi = int(lo), int(hi)
+    span = hi - lo + 1
+    if span > y.shape[0] + _BINCOUNT_SPAN:
+        return None
+    if y.dtype == np.uint64:  # its values may exceed int64; y - lo never does
+        offset = np.subtract(y, np.uint64(lo)).astype(np.intp)
+    else:  # in int64: y - lo may not fit int8/int16
+        offset = y.astype(np.int64)
+        offset -= lo
+    present = np.flatnonzero(np.bincount(offset, minlength=span))
+    lookup = np.zeros(span, dtype=CODE_DTYPE)
+    lookup[present] = np.arange(present.shape[0], dtype=CODE_DTYPE)
+    if y.dtype == np.uint64:
+        classes = present.astype(np.uint64) + np.uint64(lo)
+    else:
+        classes = (present.astype(np.int64) + lo).astype(y.dtype)
+    return classes, lookup[offset]
+
+
+# exact label types whose values hash and sort as np.unique orders them
+_HASHED_LABEL_TYPES = ({str}, {int}, {bool})
+
+
+def _hashed_labels(y):
+    """An object array of labels as ``(codes, distinct labels)`` through a hash table
+    (:func:`pandas.factorize`); None when a label is missing (None, NaN, pd.NA, NaT, ...)
+    or cannot be hashed."""
+    import pandas as pd
+
+    try:
+        codes, uniques = pd.factorize(y)
+    except (TypeError, ValueError):  # e.g. an unhashable label
+        return None
+    if codes.shape[0] == 0 or codes.min() < 0:
+        return None
+    return codes, uniques
+
+
+def _one_hashed_type(uniques):
+    return {type(v) for v in uniques} in _HASHED_LABEL_TYPES
+
+
+def _object_labels(y):
+    """Labels in an object array: the distinct values through a hash table, the checks
+    and the sort on those few; None (np.unique and checks of every label) for any other
+    mix of types, or when a label is missing."""
+    found = _hashed_labels(y)
+    if found is None:
+        return None
+    codes, uniques = found
+    if not _one_hashed_type(uniques):
+        _check_object_labels(uniques)  # raises for strings mixed with other types
+        return None
+    order = np.argsort(uniques, kind="stable")
+    lookup = np.empty(order.shape[0], dtype=CODE_DTYPE)
+    lookup[order] = np.arange(order.shape[0], dtype=CODE_DTYPE)
+    return uniques[order], lookup[codes]
 
 
 def class_codes(classes, y, n):
@@ -301,19 +417,31 @@ def class_codes(classes, y, n):
     if y is None:
         raise ValueError("y is None; labels are needed")
     y = _column_y(y, n)
-    try:
-        pos = np.searchsorted(classes, y)
-        pos = np.minimum(pos, classes.shape[0] - 1)
-        ok = classes[pos] == y
-    except (TypeError, ValueError):  # labels of another type than the classes
-        ok = np.zeros(y.shape[0], dtype=bool)
-        pos = None
-    ok = np.asarray(ok, dtype=bool)
+    found = _hashed_labels(y) if y.dtype == object else None
+    if found is not None and _one_hashed_type(found[1]):
+        # the few distinct labels looked up, when every one is a class
+        codes, uniques = found
+        pos, ok = _class_positions(classes, uniques)
+        if ok.shape == uniques.shape and ok.all():
+            return pos.astype(CODE_DTYPE)[codes]
+    pos, ok = _class_positions(classes, y)
     if ok.shape != y.shape or not ok.all():
         bad = np.unique((y if ok.shape != y.shape else y[~ok]).astype(str))[:5].tolist()
         raise ValueError(f"y has labels the tree was not fitted on (not classes of the "
                          f"tree): {bad} (classes: {classes.tolist()})")
     return pos.astype(CODE_DTYPE)
+
+
+def _class_positions(classes, labels):
+    """``(pos, ok)``: where each label sorts into ``classes`` and whether it is there."""
+    try:
+        pos = np.searchsorted(classes, labels)
+        pos = np.minimum(pos, classes.shape[0] - 1)
+        ok = classes[pos] == labels
+    except (TypeError, ValueError):  # labels of another type than the classes
+        ok = np.zeros(labels.shape[0], dtype=bool)
+        pos = None
+    return pos, np.asarray(ok, dtype=bool)
 
 
 def check_y_regression(y, n, criterion_code=None):

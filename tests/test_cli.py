@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -344,3 +345,51 @@ def test_fit_missing_strategy_and_categorical_codes(capsys, tmp_path):
     assert tree.params["missing"] == "surrogate"
     assert tree.categories[0] == [0, 1, 2, 3] and tree.categories[1] is None
     assert run(capsys, "predict", model, data)[0] == 0
+
+
+@pytest.fixture(scope="module")
+def stray_csv(tmp_path_factory):
+    """A numeric column with one stray string: pandas reads it as text."""
+    rng = np.random.default_rng(3)
+    n = 200
+    age = rng.integers(18, 80, size=n)
+    df = pd.DataFrame({"age": age.astype(str), "x": rng.normal(size=n),
+                       "y": np.where(age > 45, "old", "young")})
+    df.loc[11, "age"] = "unknown"
+    path = tmp_path_factory.mktemp("stray") / "stray.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_fit_warns_about_a_numeric_looking_column(capsys, stray_csv, tmp_path):
+    from fastdt._input import NumericLookingColumnWarning
+
+    model = tmp_path / "m.npz"
+    with pytest.warns(NumericLookingColumnWarning, match="column 'age'") as record:
+        code, out, _ = run(capsys, "fit", stray_csv, "--target", "y", "--out", model)
+    assert code == 0 and "training accuracy" in out
+    assert len([w for w in record if w.category is NumericLookingColumnWarning]) == 1
+    assert "--categorical on the command line" in str(record[0].message)
+    # --categorical keeps it categorical and silences the warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, _, _ = run(capsys, "fit", stray_csv, "--target", "y", "--categorical", "age",
+                         "--out", model)
+    assert code == 0
+
+
+def test_subprocess_fit_shows_the_warning_on_stderr(stray_csv, tmp_path):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    proc = subprocess.run(
+        [sys.executable, "-m", "fastdt", "fit", str(stray_csv), "--target", "y",
+         "--max-depth", "2", "--out", str(tmp_path / "m.npz")],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "NumericLookingColumnWarning" in proc.stderr
+    assert ("column 'age' (dtype str, " in proc.stderr
+            or "column 'age' (dtype object, " in proc.stderr)
+    assert "1 of 200 values is not a number: 'unknown'" in proc.stderr
+    assert 'pd.to_numeric(X[\'age\'], errors="coerce")' in proc.stderr
+    assert "training accuracy" in proc.stdout

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import fastdt
-from fastdt._input import DataConversionWarning, check_X
+from fastdt import _columns
+from fastdt._input import DataConversionWarning, NumericLookingColumnWarning, check_X
 
 N, M = 60, 4
 
@@ -609,3 +610,150 @@ def test_1d_y_does_not_warn(X, y_clf):
 def test_list_inputs_accepted(X, y_clf):
     t = fastdt.fit(X.tolist(), y_clf.tolist(), sample_weight=[1.0] * N, random_state=0)
     assert t == fastdt.fit(X, y_clf, random_state=0)
+
+
+# ------------------------------------------------ text columns that look numeric
+
+
+def _ages(n=200, seed=0):
+    """A numeric column as pandas reads it from a CSV with one stray string: text."""
+    pd = pytest.importorskip("pandas")
+    ages = np.random.default_rng(seed).integers(18, 80, size=n)
+    col = pd.Series(ages.astype(str), dtype=object)
+    col[7] = "age"
+    return col, (ages > 45).astype(np.int64)
+
+
+def _numeric_looking_warnings(record):
+    return [w for w in record if issubclass(w.category, NumericLookingColumnWarning)]
+
+
+def test_numeric_looking_column_warns_once_and_names_it():
+    pd = pytest.importorskip("pandas")
+    age, y = _ages()
+    df = pd.DataFrame({"x": np.arange(age.shape[0], dtype=float), "age": age,
+                       "colour": ["red", "blue"] * (age.shape[0] // 2)})
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        tree = fastdt.fit(df, y, max_depth=3, random_state=0)
+    found = _numeric_looking_warnings(record)
+    assert len(found) == 1
+    text = str(found[0].message)
+    n_levels = len(set(age))
+    assert f"column 'age' (dtype object, {n_levels} categories): 1 of 200 values is not a " \
+           "number: 'age'" in text
+    assert "colour" not in text
+    assert "pd.to_numeric(X['age'], errors=\"coerce\")" in text
+    assert "categorical_features=['age']" in text
+    assert found[0].filename == __file__  # points at the user's call
+    # nothing else changes: the column is still categorical
+    assert len(tree.categories[1]) == n_levels and "age" in tree.categories[1]
+    # predicting does not warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fastdt.predict(tree, df)
+
+
+def test_numeric_looking_column_is_silenced_by_categorical_features():
+    pd = pytest.importorskip("pandas")
+    age, y = _ages()
+    df = pd.DataFrame({"x": np.arange(age.shape[0], dtype=float), "age": age})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        by_name = fastdt.fit(df, y, max_depth=3, random_state=0, categorical_features=["age"])
+        by_index = fastdt.fit(df, y, max_depth=3, random_state=0, categorical_features=[1])
+    assert by_name.categories == by_index.categories and "age" in by_name.categories[1]
+
+
+@pytest.mark.parametrize("kind", ["category", "real text", "few numbers", "bool"])
+def test_no_numeric_looking_warning(kind):
+    pd = pytest.importorskip("pandas")
+    age, y = _ages()
+    n = age.shape[0]
+    column = {
+        "category": age.astype("category"),  # categorical on purpose
+        "real text": pd.Series([f"name{i % 30}" for i in range(n)]),
+        "few numbers": pd.Series([str(i % 5) for i in range(n)]),  # codes "0".."4"
+        "bool": pd.Series(np.arange(n) % 3 == 0),
+    }[kind]
+    df = pd.DataFrame({"x": np.arange(n, dtype=float), "c": column})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fastdt.fit(df, y, max_depth=3, random_state=0)
+
+
+def test_numeric_looking_columns_share_one_warning_from_an_estimator():
+    pd = pytest.importorskip("pandas")
+    age, y = _ages()
+    hours = pd.Series((np.arange(age.shape[0]) % 40 + 20).astype(str), dtype="string")
+    hours[[3, 4]] = ["?", "n/a"]
+    codes = pd.Series(np.arange(age.shape[0]) % 50, dtype=object)  # Python ints, no stray
+    df = pd.DataFrame({"age": age, "hours": hours, "codes": codes})
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fastdt.DecisionTreeClassifier(max_depth=2).fit(df, y)
+    found = _numeric_looking_warnings(record)
+    assert len(found) == 1 and found[0].filename == __file__
+    lines = str(found[0].message).splitlines()
+    assert lines[0].startswith("3 columns of an object or string dtype hold numbers")
+    assert lines[1].startswith("  column 'age' (dtype object, ")
+    assert lines[2] == ("  column 'hours' (dtype string, 42 categories): 2 of 200 values are "
+                        "not numbers: '?', 'n/a'")
+    assert lines[3] == "  column 'codes' (dtype object, 50 categories): all 200 values are numbers"
+    assert "categorical_features=['age', 'hours', 'codes']" in lines[4]
+
+
+def test_numeric_looking_column_without_names_is_named_by_index():
+    pd = pytest.importorskip("pandas")
+    age, y = _ages()
+    df = pd.DataFrame({0: np.arange(age.shape[0], dtype=float), 1: age})
+    with pytest.warns(NumericLookingColumnWarning, match=r"categorical_features=\[1\]"):
+        fastdt.fit(df, y, max_depth=2)
+
+
+def _looks_numeric(values):
+    """_numeric_looking on a column of these values (None: missing)."""
+    pd = pytest.importorskip("pandas")
+    codes, levels = _columns._levels_column("c", pd.Series(values, dtype=object))
+    return _columns._numeric_looking(levels, codes)
+
+
+def _numbers(k, repeat=20):
+    return [str(i) for i in range(k)] * repeat
+
+
+@pytest.mark.parametrize("values,expected", [
+    # at least 10 distinct numbers
+    (_numbers(10) + ["x"], (11, 201, 1, 1, ["x"])),
+    (_numbers(9) + ["x"], None),
+    (_numbers(9), None),
+    (_numbers(10), (10, 200, 0, 0, [])),
+    # at most 5 distinct values that are not numbers, and at most 10% of them
+    (_numbers(45) + ["a", "b", "c", "d", "e"], (50, 905, 5, 5, ["a", "b", "c"])),
+    (_numbers(60) + ["a", "b", "c", "d", "e", "f"], None),
+    (_numbers(17) + ["a", "b"], None),
+    (_numbers(18) + ["a", "b"], (20, 362, 2, 2, ["a", "b"])),
+    # at most 5% of the non-missing rows not numbers (missing values do not count)
+    (_numbers(10, 19) + ["x"] * 10, (11, 200, 10, 1, ["x"])),
+    (_numbers(10, 19) + ["x"] * 11, None),
+    (_numbers(10, 19) + ["x"] * 10 + [None] * 50, (11, 200, 10, 1, ["x"])),
+    # the most frequent values first as examples
+    (_numbers(50) + ["b", "a", "a", "c", "d", "d", "d"], (54, 1007, 7, 4, ["d", "a", "b"])),
+])
+def test_numeric_looking_thresholds(values, expected):
+    assert _looks_numeric(values) == expected
+
+
+@pytest.mark.parametrize("text,number", [
+    ("39", True), (" 39", True), ("39 ", True), ("-1.5e3", True), ("+.5", True), ("5.", True),
+    ("nan", False), ("NaN", False), ("inf", False), ("-Infinity", False), ("1e999", False),
+    ("", False), (" ", False), ("1,000", False), ("1_000", False), ("0x10", False),
+    ("\u0661\u0662", False), ("age", False), ("True", False),
+    (39, True), (2.5, True), (float("nan"), False), (float("inf"), False), (True, False),
+])
+def test_what_is_a_number(text, number):
+    assert _columns._is_number(text) is number
+    if isinstance(text, str):  # as pd.to_numeric(errors="coerce") sees it
+        pd = pytest.importorskip("pandas")
+        parsed = pd.to_numeric(pd.Series([text], dtype=object), errors="coerce")[0]
+        assert bool(np.isfinite(parsed)) is number
