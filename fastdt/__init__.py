@@ -1,6 +1,7 @@
 """fastdt: exact decision trees as flat arrays, grown breadth-first by numba kernels."""
 
 from ._config import LEAF
+from ._columns import NumericLookingColumnWarning
 from .dataset import Dataset
 from .api import apply, decision_path, fit, predict, predict_proba
 from .pruning import ccp_cv, cost_complexity_pruning_path, prune, prune_reduced_error
@@ -14,7 +15,8 @@ from . import rules
 __version__ = "0.1.0"
 
 __all__ = [
-    "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF", "Tree", "TreeArrays",
+    "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF",
+    "NumericLookingColumnWarning", "Tree", "TreeArrays",
     "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "explain",
     "export_graphviz", "export_mermaid", "export_text", "fit", "load", "plot_tree", "predict",
     "predict_proba", "prune", "prune_reduced_error", "rules", "to_dict",

@@ -18,6 +18,7 @@ status 2, without a traceback.
 import argparse
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -174,13 +175,19 @@ def main(argv=None):
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
-        return args.run(args)
+        with warnings.catch_warnings():  # warnings as one plain line: "warning: ..."
+            warnings.showwarning = _show_warning
+            return args.run(args)
     except (ValueError, TypeError, OSError) as exc:
         _error(exc)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def _error(exc):

@@ -155,8 +155,10 @@ def _levels_column(name, s):
         codes = s.cat.codes.to_numpy().astype(np.float64)
     else:
         values = s.to_numpy(dtype=object)
-        missing = pd.isna(values)
-        present = values[~missing]
+        try:  # the distinct values by hashing (missing ones: -1); the checks on them only
+            first, present = pd.factorize(values, use_na_sentinel=True)
+        except TypeError:  # an unhashable value: no such level (the messages below)
+            first, present = None, values[~pd.isna(values)]
         kinds = sorted({_level_kind(v) for v in present})
         if len(kinds) > 1:
             raise TypeError(
@@ -165,8 +167,13 @@ def _levels_column(name, s):
             )
         levels = sorted({_python_level(v) for v in present})
         lookup = {v: k for k, v in enumerate(levels)}
-        codes = np.array([lookup[_python_level(v)] if not m else -1
-                          for v, m in zip(values, missing)], dtype=np.float64)
+        if first is None:
+            codes = np.array([lookup[_python_level(v)] if not m else -1
+                              for v, m in zip(values, pd.isna(values))], dtype=np.float64)
+        else:
+            code_of = np.array([lookup[_python_level(v)] for v in present] + [-1],
+                               dtype=np.float64)
+            codes = code_of[first]  # -1 (missing) reads the last entry, -1
     bad = [v for v in levels if _level_kind(v) not in ("bool", "str", "number")]
     if bad:
         raise TypeError(
@@ -321,18 +328,20 @@ def _map_levels(s, levels):
     import pandas as pd
 
     values = s.to_numpy(dtype=object) if hasattr(s, "to_numpy") else np.asarray(s, dtype=object)
-    missing = pd.isna(values)
     lookup = {v: k for k, v in enumerate(levels)}
-    out = np.empty(values.shape[0])
-    for i, (v, m) in enumerate(zip(values, missing)):
-        if m:
-            out[i] = np.nan
-        else:
-            try:
-                out[i] = lookup.get(_python_level(v), -1)
-            except TypeError:  # an unhashable value is no category
-                out[i] = -1
-    return out
+
+    def code(v):
+        try:
+            return lookup.get(_python_level(v), -1)
+        except TypeError:  # an unhashable value is no category
+            return -1
+
+    try:  # each distinct value looked up once
+        first, distinct = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:
+        return np.array([np.nan if m else code(v) for v, m in zip(values, pd.isna(values))])
+    code_of = np.array([code(v) for v in distinct] + [np.nan], dtype=np.float64)
+    return code_of[first]  # -1 (missing) reads the last entry, NaN
 
 
 def _check_numeric_dtype(name, dt):

@@ -235,7 +235,7 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
     diff = np.zeros(n_steps + 2)
     for i in range(X.shape[0]):
         x = X[i]
-        node = 0
+        node = np.int64(0)  # not Literal[int](0): _row_loss would compile twice
         hi = n_steps + 1  # the nodes above serve k >= hi
         while True:
             if t.left[node] == LEAF:
@@ -263,7 +263,7 @@ def node_losses(t, X, y, w, node_pred, is_clf, out):
     out[:] = 0.0
     for i in range(X.shape[0]):
         x = X[i]
-        node = 0
+        node = np.int64(0)
         while True:
             out[node] += w[i] * _row_loss(node_pred, node, y[i], is_clf)
             if t.left[node] == LEAF:

@@ -6,6 +6,7 @@ kernels are in :mod:`fastdt._prune`. A pruned tree is a new, compact Tree whose 
 ids run breadth-first again. Rule post-pruning (C4.5) is in :mod:`fastdt.rules`.
 """
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -216,7 +217,9 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
     full = _engine.build(X, y, sample_weight, fit_params)[0]  # also checks everything
     alphas = cost_complexity_pruning_path(full).ccp_alphas
     is_clf = full.task == "classification"
-    Xa, categories = _input.check_X_fit(X, fit_params.get("categorical_features"))
+    with warnings.catch_warnings():  # the fit above has warned about X already
+        warnings.simplefilter("ignore", _input.NumericLookingColumnWarning)
+        Xa, categories = _input.check_X_fit(X, fit_params.get("categorical_features"))
     n = Xa.shape[0]
     if full.params.get("missing") == "fractional" and np.isnan(Xa).any():
         raise ValueError("ccp_cv cannot score missing='fractional' trees on rows with "
