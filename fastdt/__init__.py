@@ -10,6 +10,7 @@ from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inspection import explain
 from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
+from ._warmup import warmup
 from . import rules
 
 __version__ = "0.1.0"
@@ -19,6 +20,6 @@ __all__ = [
     "NumericLookingColumnWarning", "Tree", "TreeArrays",
     "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "explain",
     "export_graphviz", "export_mermaid", "export_text", "fit", "load", "plot_tree", "predict",
-    "predict_proba", "prune", "prune_reduced_error", "rules", "to_dict",
+    "predict_proba", "prune", "prune_reduced_error", "rules", "to_dict", "warmup",
     "__version__",
 ]

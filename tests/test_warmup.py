@@ -67,6 +67,7 @@ def test_warmup_compiles_every_kernel_and_then_nothing(tmp_path):
 
 
 def test_groups_and_errors(capsys):
+    assert fastdt.warmup is warmup and "warmup" in fastdt.__all__
     assert main(["warmup", "--list"]) == 0
     listed = capsys.readouterr().out.split()
     assert all(g in listed for g in GROUPS)
