@@ -53,12 +53,12 @@ class Nodes:
     ``c_rst``, ``c_cat``, ``c_sur``. Capacity grows by doubling.
     """
 
-    def __init__(self, n_stats, n_words, n_sur_cols):
+    def __init__(self, n_stats, n_words, n_sur_cols, cap=64):
         self.count = 0
         self._shapes = {"stats": n_stats, "c_lst": n_stats, "c_rst": n_stats,
                         "cat": n_words, "c_cat": n_words, "sur": n_sur_cols,
                         "c_sur": n_sur_cols}
-        self._alloc(64)
+        self._alloc(cap)
 
     def _alloc(self, cap):
         old = self.__dict__.copy()
@@ -174,7 +174,9 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     -------
     The tables of :meth:`Nodes.output`, node ids breadth-first.
     """
-    nodes = Nodes(n_stats, n_words, 3 * max_surrogates)
+    # room for every node a tree of these rows can have, up to 4,096 (then doubling)
+    most = 2 * splitter.n - 1 if max_leaf_nodes <= 0 else 2 * max_leaf_nodes - 1
+    nodes = Nodes(n_stats, n_words, 3 * max_surrogates, cap=max(1, min(most, 4096)))
     limits = (max_depth, min_samples_split, min_samples_leaf, min_weight_leaf)
     rng = np.array([seed if seed != 0 else 0x9E3779B97F4A7C15], dtype=np.uint64)
     is_clf, crit = splitter.is_clf, splitter.crit
@@ -232,10 +234,12 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     k = ids.shape[0]
     has = sp.feature >= 0  # the children of the other nodes are empty
     wlr, implr = np.ones((2, k)), np.zeros((2, k))
-    for j, st in enumerate((sp.lst[has], sp.rst[has])):
-        w, imp = np.empty(st.shape[0]), np.empty(st.shape[0])
-        node_weights(splitter.is_clf, splitter.crit, st, w, imp)
-        wlr[j, has], implr[j, has] = w, imp
+    st = np.concatenate((sp.lst[has], sp.rst[has]))  # left children, then right ones
+    w, imp = np.empty(st.shape[0]), np.empty(st.shape[0])
+    node_weights(splitter.is_clf, splitter.crit, st, w, imp)
+    m = w.shape[0] // 2
+    wlr[0, has], wlr[1, has] = w[:m], w[m:]
+    implr[0, has], implr[1, has] = imp[:m], imp[m:]
     w_node = nodes.weighted_n_node_samples[ids]
     # scikit-learn's impurity_improvement, term by term
     gain = (w_node / w_total) * (nodes.impurity[ids] - (wlr[1] / w_node) * implr[1]
@@ -293,8 +297,9 @@ def _split(nodes, ids, limits):
     nodes.impurity[left], nodes.impurity[right] = nodes.c_impl[ids], nodes.c_impr[ids]
     can = _can_split(nodes, kids, limits)
     any_open = can[0::2] | can[1::2]
-    part = np.stack([a, b, ids], axis=1)[any_open]
-    return kids[can], part
+    part = np.empty((m, 3), dtype=np.int64)
+    part[:, 0], part[:, 1], part[:, 2] = a, b, ids
+    return kids[can], part[any_open]
 
 
 # ------------------------------------------------------------------------ renumbering
