@@ -299,7 +299,10 @@ def _scan_segment(
     in the loop, operation for operation: any call that takes arrays, even inlined,
     adds reference counting per candidate and made this scan 20-30% slower. The
     histogram splitter calls ``gini_fraction`` itself, and its parity tests with this
-    splitter check the two agree bit for bit.
+    splitter check the two agree bit for bit. With two classes the class sums run in
+    two registers (``l1 += w*y``, ``l0 += w*(1-y)``: the same sums, since ``y`` is 0
+    or 1) instead of ``left[y] += w``, whose chain of loads and stores through memory
+    made the loop about 2.5 times slower; ``left`` is written only at candidates.
 
     ``present_only`` (``missing="fractional"`` / ``"surrogate"``): candidates are
     scored on the present rows only (statistics into ``tot_p``), every feature with
@@ -329,6 +332,7 @@ def _scan_segment(
         if n_miss and crit == GAIN_RATIO:  # the present rows' entropy
             imp_node = impurity(crit, tot_p, w_node)
     gini = is_clf and crit == GINI
+    binary = is_clf and left.shape[0] == 2
     n_pass = 2 if n_miss and not present_only else 1
     for missing_left in range(n_pass):
         # missing rows start on the left in the second pass
@@ -337,12 +341,18 @@ def _scan_segment(
         wl = w_miss if missing_left else 0.0
         sl = miss[1] if missing_left and not is_clf else 0.0
         nl = n_miss if missing_left else 0
+        l0 = left[0] if binary else 0.0
+        l1 = left[1] if binary else 0.0
         for p in range(a, e - 1):
             q = np.uint64(p)  # unsigned indexing: no wrap-around test per access
             wi = ws_f[q] if weighted else 1.0
             wl += wi
             nl += 1
-            if is_clf:
+            if binary:  # two sums in registers: the same values, no chain through memory
+                yv = ys_f[q]
+                l1 += wi * yv
+                l0 += wi * (1.0 - yv)
+            elif is_clf:
                 left[np.uint64(ys_f[q])] += wi
             else:
                 sl += wi * ys_f[q]
@@ -355,6 +365,9 @@ def _scan_segment(
             wr = w_node - wl
             if wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0:
                 continue
+            if binary:
+                left[0] = l0
+                left[1] = l1
             if gini:  # gini_fraction, written out: see the docstring
                 sq_l = 0.0
                 sq_r = 0.0
