@@ -6,7 +6,9 @@ from .dataset import Dataset
 from .api import apply, decision_path, fit, predict, predict_proba
 from .pruning import ccp_cv, cost_complexity_pruning_path, prune, prune_reduced_error
 from .export import export_graphviz, export_mermaid, export_text, to_dict
-from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from .estimators import (
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor,
+)
 from .inspection import explain
 from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
@@ -16,7 +18,8 @@ from . import rules
 __version__ = "0.1.0"
 
 __all__ = [
-    "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "LEAF",
+    "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
+    "ExtraTreeRegressor", "LEAF",
     "NumericLookingColumnWarning", "Tree", "TreeArrays",
     "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "explain",
     "export_graphviz", "export_mermaid", "export_text", "fit", "load", "plot_tree", "predict",

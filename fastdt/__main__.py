@@ -110,8 +110,9 @@ def build_parser():
                        help="an int, or a float fraction of the rows (default: 2)")
     fit_p.add_argument("--max-leaf-nodes", type=int, metavar="N")
     fit_p.add_argument("--random-state", type=int, metavar="N")
-    fit_p.add_argument("--splitter", choices=("best", "hist"), default="best",
-                       help="exact thresholds (best, default) or histogram splits (hist)")
+    fit_p.add_argument("--splitter", choices=("best", "random", "hist"), default="best",
+                       help="exact thresholds (best, default), one random threshold per "
+                       "feature (random, with --random-state) or histogram splits (hist)")
     fit_p.add_argument("--max-bins", type=_positive_int, metavar="N",
                        help="bins per feature with --splitter hist (default 255)")
     fit_p.add_argument("--missing", choices=("learn", "fractional", "surrogate"),

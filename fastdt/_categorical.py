@@ -28,6 +28,7 @@ import numpy as np
 from ._config import GAIN_RATIO, MAX_EXHAUSTIVE_GROUPS
 from ._jit import INLINE, JIT
 from ._criteria import node_weight, score_candidate
+from ._sampling import uniform_draw
 
 
 @JIT
@@ -197,6 +198,56 @@ def categorical_split(
     if nl > 0:
         set_bits(words, g_code, mask, m)
     return proxy, nl, True
+
+
+# draws of a random subset before falling back to "the first group left" (each draw is
+# trivial, all groups on one side, with probability 2 ** (1 - m) <= 1/2)
+_SUBSET_TRIES = 32
+
+
+@JIT
+def random_partition(
+    g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+    min_samples_leaf, min_weight_leaf, left, work, mask, words, seed, f,
+):
+    """A random left/right partition of ``m`` groups (``splitter="random"``, as extremely
+    randomised trees split a nominal attribute: a random non-empty proper subset of the
+    values present in the node goes left). Each group goes left with probability 1/2
+    (:func:`fastdt._sampling.uniform_draw` of ``seed``, ``f``); a draw with every group
+    on one side is drawn again. Returns ``(proxy, n_left, non_constant)`` as
+    :func:`categorical_split`; ``n_left == 0`` when the draw leaves a child below
+    ``min_samples_leaf`` or ``min_weight_leaf``.
+    """
+    if m < 2:
+        return -np.inf, 0, False
+    n_in = 0
+    for t in range(_SUBSET_TRIES):
+        n_in = 0
+        for j in range(m):
+            mask[j] = 1 if uniform_draw(seed, f, 2 + t * m + j) < 0.5 else 0
+            n_in += mask[j]
+        if 0 < n_in < m:
+            break
+    if n_in == 0 or n_in == m:
+        mask[0] = 1
+        for j in range(1, m):
+            mask[j] = 0
+    left[:] = 0.0
+    nl = 0
+    for j in range(m):
+        if mask[j]:
+            nl += g_rows[j]
+            for c in range(total.shape[0]):
+                left[c] += g_stats[j, c]
+    wl = node_weight(is_clf, left)
+    wr = w_node - wl
+    if (nl < min_samples_leaf or n_node - nl < min_samples_leaf or wl < min_weight_leaf
+            or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+        return -np.inf, 0, True
+    sl = 0.0 if is_clf else left[1]
+    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    set_bits(words, g_code, mask, m)
+    return num / den, nl, True
 
 
 @JIT

@@ -41,7 +41,7 @@ class Prepared:
         Their weights (class weights folded in); None when every weight is 1.
     n_stats : int
         Width of a statistics row (classes, or 3 for regression).
-    splitter : {"best", "hist"}
+    splitter : {"best", "random", "hist"}
     X : float32/float64 ndarray [n, F] or None
         The rows (exact splitter).
     layout : tuple or None
@@ -85,7 +85,7 @@ def prepare(X, y, sample_weight=None, params=None):
         n, n_features = X.shape
         categories = X.categories
     else:
-        if splitter == "best" and p["max_bins"] is not None:
+        if splitter != "hist" and p["max_bins"] is not None:
             raise ValueError("max_bins applies to splitter='hist' only")
         dataset = None
         prep.feature_names = _input.feature_names_of(X)
@@ -192,6 +192,7 @@ def grow(prep, *, copy=True, seed=None):
     from ._grow import grow as run_growth
 
     lim = prep.limits
+    seed = prep.seed if seed is None else np.uint64(seed)
     common = dict(n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
                   n_categories=prep.n_categories,
                   min_samples_leaf=lim["min_samples_leaf"],
@@ -212,8 +213,9 @@ def grow(prep, *, copy=True, seed=None):
         from ._exact import ExactSplitter
 
         layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
-        splitter = ExactSplitter(prep.X, layout, mode=prep.mode,
-                                 max_surrogates=prep.max_surrogates, **common)
+        splitter = ExactSplitter(
+            prep.X, layout, mode=prep.mode, max_surrogates=prep.max_surrogates,
+            random_seed=seed if prep.splitter == "random" else None, **common)
         max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
     return run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
@@ -222,7 +224,7 @@ def grow(prep, *, copy=True, seed=None):
         min_samples_leaf=lim["min_samples_leaf"], min_weight_leaf=lim["min_weight_leaf"],
         min_impurity_decrease=lim["min_impurity_decrease"],
         max_features=lim["max_features"], max_leaf_nodes=lim["max_leaf_nodes"],
-        seed=prep.seed if seed is None else np.uint64(seed),
+        seed=seed,
     )
 
 

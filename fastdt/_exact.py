@@ -25,6 +25,7 @@ from ._grow import Splits, choose
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._criteria import node_weights
 from ._parallel import run
+from ._sampling import node_seeds
 
 
 def presort(X, target, weights):
@@ -65,10 +66,13 @@ class ExactSplitter:
         2 ``"surrogate"``.
     max_surrogates, min_samples_leaf, min_weight_leaf
         As the fit parameters (resolved).
+    random_seed : None or uint64
+        ``splitter="random"``: one random split per (node, feature) instead of the best,
+        drawn from this seed and the node's id (:func:`fastdt._sampling.node_seeds`).
     """
 
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
-                 max_surrogates, min_samples_leaf, min_weight_leaf):
+                 max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None):
         n, n_features = X.shape
         self.n, self.n_features = n, n_features
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
@@ -83,6 +87,7 @@ class ExactSplitter:
         self.cats = n_categories if n_categories.any() else None
         self.dup = np.zeros(n, dtype=np.int32) if mode == 1 else None  # right copies' ids
         self.sur_rows = X if mode == 2 else None
+        self.random_seed = random_seed
         self.n_ids = n  # rows and their copies (missing="fractional")
         self.n_used = n  # positions of the layout in use (fractional right children)
         self.part = np.zeros((0, 3), dtype=np.int64)
@@ -108,11 +113,12 @@ class ExactSplitter:
         t_mgl = np.empty((k, n_features), dtype=np.int8)
         t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
         rows = int((scan[:, 1] - scan[:, 0]).sum() + (self.part[:, 1] - self.part[:, 0]).sum())
+        rseed = None if self.random_seed is None else node_seeds(self.random_seed, ids)
         run(scan_features, n_features, rows * n_features, self.idx, self.xs, self.ys,
             self.ws, self.side, self.part, self.part_dst, self.part_frac, self.dup, scan,
             scan_stats, nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             self.is_clf, self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
-            self.mode != 0, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat)
+            self.mode != 0, rseed, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat)
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)

@@ -38,9 +38,10 @@ races):
 import math
 
 import numpy as np
-from ._categorical import categorical_split
+from ._categorical import categorical_split, random_partition
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, POISSON
 from ._jit import INLINE, JIT
+from ._sampling import uniform_draw
 from ._criteria import (
     impurity, node_weight, present_score, score_candidate, split_threshold,
 )
@@ -415,16 +416,80 @@ def _scan_segment(
 
 
 @JIT
+def _scan_random(
+    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
+    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, u_thr, u_side,
+):
+    """One random split of one node on one numeric feature (``splitter="random"``, as
+    scikit-learn's ``RandomSplitter``): a threshold drawn uniformly in ``[min, max)`` of
+    the node's present values (``u_thr``; ``min`` when the draw rounds to ``max``), the
+    missing rows sent left when ``u_side < 0.5``. The same returns as
+    :func:`_scan_segment`; a split that leaves a child below ``min_samples_leaf`` or
+    ``min_weight_leaf`` is no candidate.
+    """
+    e = b
+    while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
+        e -= 1
+    n_node = b - a
+    n_miss = b - e
+    lo = np.float64(xs_f[a]) if e > a else 0.0
+    hi = np.float64(xs_f[e - 1]) if e > a else 0.0
+    if e == a or ((n_miss == 0 or present_only) and hi <= lo + FEATURE_THRESHOLD):
+        return -np.inf, 0, np.nan, False, -1
+    thr = lo + (hi - lo) * u_thr
+    if thr == hi:
+        thr = lo
+    w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
+    mgl = 1 if (n_miss and not present_only and u_side < 0.5) else 0
+    if present_only:
+        for c in range(total.shape[0]):
+            tot_p[c] = total[c] - miss[c] if n_miss else total[c]
+        total = tot_p
+        w_node = w_node - w_miss
+        n_node = e - a
+        if n_miss and crit == GAIN_RATIO:
+            imp_node = impurity(crit, tot_p, w_node)
+    for c in range(left.shape[0]):
+        left[c] = miss[c] if mgl else 0.0
+    wl = w_miss if mgl else 0.0
+    sl = miss[1] if mgl and not is_clf else 0.0
+    nl = n_miss if mgl else 0
+    p = a
+    while p < e and xs_f[np.uint64(p)] <= thr:
+        q = np.uint64(p)
+        wi = ws_f[q] if weighted else 1.0
+        wl += wi
+        nl += 1
+        if is_clf:
+            left[np.uint64(ys_f[q])] += wi
+        else:
+            sl += wi * ys_f[q]
+        p += 1
+    wr = w_node - wl
+    if (nl < min_samples_leaf or n_node - nl < min_samples_leaf or wl < min_weight_leaf
+            or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+        return -np.inf, 0, thr, True, -1
+    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    proxy = num / den
+    if present_only:
+        return (present_score(is_clf, crit, proxy, total, w_node, wl, w_miss), nl, thr,
+                True, -1)
+    return proxy, nl, thr, True, (mgl if n_miss else -1)
+
+
+@JIT
 def _scan_categorical(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-    words, present_only, tot_p,
+    words, present_only, tot_p, random, seed, f,
 ):
     """Best split of one node on one categorical feature (codes sorted, NaN last).
 
     The node's range holds each category's rows together: one pass sums them into
     groups (the missing rows form the last group), and
-    :func:`fastdt._categorical.best_partition` picks the subset that goes left.
+    :func:`fastdt._categorical.best_partition` picks the subset that goes left (with
+    ``random``: :func:`fastdt._categorical.random_partition` draws one, from ``seed``
+    and ``f``).
     Returns ``(proxy, n_left, non_constant, missing_left)`` and the left categories'
     bitset in ``words``. ``present_only``: the missing group is left out and the
     score is :func:`fastdt._criteria.present_score` (as :func:`_scan_segment`).
@@ -463,10 +528,16 @@ def _scan_categorical(
         has_missing = False
         if is_clf and crit == GAIN_RATIO:
             imp_node = impurity(crit, tot_p, w_node)
-    proxy, nl, nonconst = categorical_split(
-        g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
-        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
-    )
+    if random:
+        proxy, nl, nonconst = random_partition(
+            g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+            min_samples_leaf, min_weight_leaf, left, work, mask, words, seed, f,
+        )
+    else:
+        proxy, nl, nonconst = categorical_split(
+            g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
+            min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
+        )
     if nl == 0:
         return proxy, 0, nonconst, -1
     if present_only:
@@ -481,7 +552,7 @@ def _scan_categorical(
 @JIT
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
-    scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only,
+    scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the features
@@ -513,6 +584,10 @@ def scan_features(
         and numba prunes the categorical scan before typing.
     present_only : bool
         Score splits on the rows where the feature is present (``_scan_segment``).
+    rseed : None, or uint64 [k]
+        ``splitter="random"``: each node's seed, and every (node, feature) gets one
+        random split (:func:`_scan_random`, a random subset of categories) instead of
+        the best. None: numba prunes the random scan before typing.
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
@@ -552,15 +627,25 @@ def scan_features(
         g_code = np.empty(n_groups, dtype=np.int64)
         keys = np.empty(n_groups)
         mask = np.empty(n_groups, dtype=np.uint8)
+        draws = np.empty(2)
         for k in range(scan.shape[0]):
             if cats is not None and n_groups > 0:
                 proxy, nl, nonconst, mgl = _scan_categorical(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
                     min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-                    out_cat[k, f], present_only, tot_p,
+                    out_cat[k, f], present_only, tot_p, rseed is not None,
+                    rseed[k] if rseed is not None else np.uint64(0), f,
                 )
                 thr = np.nan
+            elif rseed is not None:
+                for j in range(2):  # the threshold's draw and the missing side's
+                    draws[j] = uniform_draw(rseed[k], f, j)
+                proxy, nl, thr, nonconst, mgl = _scan_random(
+                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
+                    left, work, miss, present_only, tot_p, draws[0], draws[1],
+                )
             else:
                 proxy, nl, thr, nonconst, mgl = _scan_segment(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],

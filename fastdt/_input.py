@@ -114,10 +114,10 @@ _check_criterion.text = "None or one of " + ", ".join(
 )
 
 def _check_splitter(v):
-    return v is None or v in ("best", "hist")
+    return v is None or v in ("best", "random", "hist")
 
 
-_check_splitter.text = "None, 'best' (exact) or 'hist' (histogram)"
+_check_splitter.text = "None, 'best' (exact), 'random' (extremely randomised) or 'hist' (histogram)"
 
 
 def _check_max_bins(v):
@@ -248,7 +248,15 @@ def infer_task(y, task, criterion):
     return "regression" if kind == "f" else "classification"
 
 
+def _is_sparse(a):
+    """A scipy.sparse matrix or array (scipy is not imported to tell)."""
+    return type(a).__module__.startswith("scipy.sparse")
+
+
 def _column_y(y, n):
+    if _is_sparse(y):  # scikit-learn's words and exception type
+        raise TypeError("Sparse data was passed for y, but dense data is required. Use "
+                        "'.toarray()' to convert to a dense numpy array.")
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     y = np.asarray(y)
@@ -465,7 +473,13 @@ def check_sample_weight(sample_weight, n):
     if _is_real(sample_weight):
         sw = np.full(n, float(sample_weight), dtype=WEIGHT_DTYPE)
     else:
+        if _is_sparse(sample_weight):
+            raise TypeError("Sparse data was passed for sample_weight, but dense data is "
+                            "required. Use '.toarray()' to convert to a dense numpy array.")
         sw = np.asarray(sample_weight)
+        if sw.ndim == 0:  # a 0-d array is not a number here, as in scikit-learn
+            raise TypeError("Input should have at least 1 dimension i.e. satisfy "
+                            f"`len(x.shape) > 0`, got scalar `{sw!r}` instead.")
         if sw.dtype.kind not in "biuf":
             raise ValueError(f"sample_weight must be numeric, got dtype {sw.dtype}")
         sw = sw.astype(WEIGHT_DTYPE)  # always a copy

@@ -1,8 +1,11 @@
-"""Random choices of the growth: which features a node considers (``max_features``).
+"""Random choices of the growth: which features a node considers (``max_features``),
+and the random splits of ``splitter="random"``.
 
-The generator is xorshift64* on a ``uint64 [1]`` state array, seeded from
-``random_state`` (:func:`fastdt._input.seed_from`); a tree's choices depend on the seed
-only, never on the number of threads.
+The feature sampler is xorshift64* on a ``uint64 [1]`` state array, seeded from
+``random_state`` (:func:`fastdt._input.seed_from`), advanced node by node in order; the
+random splits hash each node's seed (:func:`node_seeds`) with the feature and a draw
+number (:func:`uniform_draw`), so that threads share no state. A tree's choices depend
+on the seed only, never on the number of threads.
 """
 
 import numpy as np
@@ -63,3 +66,29 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm, out):
                 best = t_proxy[k, f]
                 best_f = f
         out[k] = best_f
+
+
+@JIT
+def uniform_draw(seed, f, j):
+    """Draw ``j`` (uniform in [0, 1)) of feature ``f`` of a node with ``seed``
+    (``splitter="random"``): the splitmix64 hash of the three, so that no generator
+    state is shared between threads and the draws do not depend on their number."""
+    z = (seed + np.uint64(f + 1) * np.uint64(0x9E3779B97F4A7C15)
+         + np.uint64(j + 1) * np.uint64(0xD1B54A32D192ED03))
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def node_seeds(seed, ids):
+    """Seeds (uint64) of the nodes ``ids`` for ``splitter="random"``: the splitmix64
+    hash of the tree's seed and the node's id (ids are given in creation order, which
+    does not depend on the number of threads)."""
+    z = np.asarray(ids, dtype=np.uint64) * _GOLDEN + np.uint64(seed)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))

@@ -11,10 +11,11 @@ Groups (:data:`GROUPS`), in order:
 
 =============  ============================================================================
 ``exact``      exact fits (classification, regression, weights, ``max_leaf_nodes``,
-               ``max_features``) and the numeric prediction kernels
+               ``max_features``, ``splitter="random"``) and the numeric prediction
+               kernels
 ``hist``       histogram fits (binning, uint8 and uint16 codes)
-``categorical`` categorical features and missing values (``missing="learn"``), both
-               splitters, and the prediction kernels of such trees
+``categorical`` categorical features and missing values (``missing="learn"``), every
+               splitter, and the prediction kernels of such trees
 ``missing``    ``missing="fractional"`` and ``"surrogate"``
 ``pruning``    cost-complexity path and pruning, ``ccp_cv``, reduced-error pruning
 ``inspection`` permutation importance, ``decision_path``, ``explain``
@@ -55,6 +56,7 @@ def _exact():
             t = fastdt.fit(X, target, max_depth=3)
             fastdt.fit(X, target, sample_weight=w, max_depth=3, max_leaf_nodes=5,
                        max_features=2, random_state=0)
+            fastdt.fit(X, target, max_depth=3, splitter="random", random_state=0)
             fastdt.predict(t, X)
             fastdt.apply(t, X)
             value_batch(t.arrays, X, np.empty((X.shape[0], t.n_values)))  # public kernel
@@ -76,7 +78,7 @@ def _categorical():
     for dtype in (np.float32, np.float64):
         X, y, rng = _data(dtype)
         Xc = _with_holes(X, rng)
-        for splitter in ("best", "hist"):
+        for splitter in ("best", "random", "hist"):
             for target in (y, X[:, 1].astype(np.float64)):
                 t = fastdt.fit(Xc, target, max_depth=3, categorical_features=[3],
                                splitter=splitter)

@@ -8,6 +8,7 @@ which scikit-learn itself calls, and ``scipy`` only inside ``decision_path``.
 
 import inspect
 import sys
+import types
 
 import numpy as np
 
@@ -382,12 +383,15 @@ class DecisionTreeClassifier(_BaseTree):
     ----------
     criterion : {"gini", "entropy", "log_loss", "gain_ratio"}, default="gini"
         Split quality measure; ``"gain_ratio"`` is C4.5's.
-    splitter : {"best", "hist"} or None, default=None
+    splitter : {"best", "random", "hist"} or None, default=None
         ``"best"``: exact splits (every threshold between two distinct values).
-        ``"hist"``: histogram splits on features binned into at most ``max_bins``
-        bins (faster on large data; the same tree as exact when every feature has at
-        most ``max_bins`` distinct values). ``None``: ``"hist"`` when ``X`` is a
-        :class:`fastdt.Dataset`, else ``"best"``.
+        ``"random"``: one random threshold per candidate feature, drawn uniformly
+        between the feature's smallest and largest value in the node (extremely
+        randomised trees; a random subset of a categorical feature's categories), the
+        best of them kept. ``"hist"``: histogram splits on features binned into at
+        most ``max_bins`` bins (faster on large data; the same tree as exact when every
+        feature has at most ``max_bins`` distinct values). ``None``: ``"hist"`` when
+        ``X`` is a :class:`fastdt.Dataset`, else ``"best"``.
     max_depth : int, default=None
         Maximum depth; ``None`` grows until the leaves are pure or too small.
     min_samples_split : int or float, default=2
@@ -399,7 +403,8 @@ class DecisionTreeClassifier(_BaseTree):
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features drawn at random and searched at each node.
     random_state : int, numpy RandomState or Generator, default=None
-        Seed of the feature sampling (used only when ``max_features`` is set).
+        Seed of the feature sampling (when ``max_features`` is set) and of the random
+        splits (``splitter="random"``).
     max_leaf_nodes : int, default=None
         Grow best-first with at most this many leaves.
     min_impurity_decrease : float, default=0.0
@@ -599,12 +604,15 @@ class DecisionTreeRegressor(_BaseTree):
     criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
         Split quality measure; ``"friedman_mse"`` selects the same splits as
         ``"squared_error"``.
-    splitter : {"best", "hist"} or None, default=None
+    splitter : {"best", "random", "hist"} or None, default=None
         ``"best"``: exact splits (every threshold between two distinct values).
-        ``"hist"``: histogram splits on features binned into at most ``max_bins``
-        bins (faster on large data; the same tree as exact when every feature has at
-        most ``max_bins`` distinct values). ``None``: ``"hist"`` when ``X`` is a
-        :class:`fastdt.Dataset`, else ``"best"``.
+        ``"random"``: one random threshold per candidate feature, drawn uniformly
+        between the feature's smallest and largest value in the node (extremely
+        randomised trees; a random subset of a categorical feature's categories), the
+        best of them kept. ``"hist"``: histogram splits on features binned into at
+        most ``max_bins`` bins (faster on large data; the same tree as exact when every
+        feature has at most ``max_bins`` distinct values). ``None``: ``"hist"`` when
+        ``X`` is a :class:`fastdt.Dataset`, else ``"best"``.
     max_depth : int, default=None
         Maximum depth; ``None`` grows until the leaves are pure or too small.
     min_samples_split : int or float, default=2
@@ -616,7 +624,8 @@ class DecisionTreeRegressor(_BaseTree):
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Number of features drawn at random and searched at each node.
     random_state : int, numpy RandomState or Generator, default=None
-        Seed of the feature sampling (used only when ``max_features`` is set).
+        Seed of the feature sampling (when ``max_features`` is set) and of the random
+        splits (``splitter="random"``).
     max_leaf_nodes : int, default=None
         Grow best-first with at most this many leaves.
     min_impurity_decrease : float, default=0.0
@@ -765,3 +774,47 @@ class DecisionTreeRegressor(_BaseTree):
         if denominator == 0.0:
             return 1.0 if numerator == 0.0 else 0.0
         return 1.0 - numerator / denominator
+
+
+def _with_defaults(cls, name, doc, **defaults):
+    """A subclass of ``cls`` whose ``__init__`` is ``cls``'s with other defaults (every
+    parameter is keyword-only, so ``__kwdefaults__`` holds them and
+    ``inspect.signature``, hence ``get_params`` and ``clone``, sees them)."""
+    base = cls.__init__
+    init = types.FunctionType(base.__code__, base.__globals__, "__init__",
+                              base.__defaults__, base.__closure__)
+    init.__kwdefaults__ = {**base.__kwdefaults__, **defaults}
+    init.__qualname__ = f"{name}.__init__"
+    init.__doc__ = base.__doc__
+    return type(cls)(name, (cls,), {"__init__": init, "__doc__": doc,
+                                    "__module__": cls.__module__})
+
+
+_EXTRA_DOC = """An extremely randomised tree {kind}: :class:`{base}` with
+    ``splitter="random"`` and ``max_features={mf}`` by default, as scikit-learn's
+    ``{name}``.
+
+    At each node, each of ``max_features`` features drawn at random gets one threshold
+    drawn uniformly between its smallest and largest value in the node (the rows
+    missing it go to a random side; a categorical feature sends a random subset of its
+    categories left), and the best of these splits is kept. The draws depend on
+    ``random_state`` and the node only, never on the number of threads. Alone, such a
+    tree is a weak learner; averaged in an ensemble, it is the extra-trees model.
+
+    The parameters and attributes are :class:`{base}`'s.
+
+    See Also
+    --------
+    {base} : The same tree with the best splits.
+    """
+
+ExtraTreeClassifier = _with_defaults(
+    DecisionTreeClassifier, "ExtraTreeClassifier",
+    _EXTRA_DOC.format(kind="classifier", base="DecisionTreeClassifier", mf='"sqrt"',
+                      name="ExtraTreeClassifier"),
+    splitter="random", max_features="sqrt")
+ExtraTreeRegressor = _with_defaults(
+    DecisionTreeRegressor, "ExtraTreeRegressor",
+    _EXTRA_DOC.format(kind="regressor", base="DecisionTreeRegressor", mf="1.0",
+                      name="ExtraTreeRegressor"),
+    splitter="random", max_features=1.0)

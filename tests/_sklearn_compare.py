@@ -7,8 +7,9 @@ walked in step from their roots.
 import numpy as np
 
 
-def assert_same_tree(tree, sk_tree, *, atol=1e-12):
-    """Same shape, features, thresholds, sample counts, impurities and values."""
+def assert_same_tree(tree, sk_tree, *, atol=1e-12, thresholds=True):
+    """Same shape, features, thresholds (unless ``thresholds=False``: random splits),
+    sample counts, impurities and values."""
     s = sk_tree.tree_ if hasattr(sk_tree, "tree_") else sk_tree
     assert tree.node_count == s.node_count, (tree.node_count, s.node_count)
     stack = [(0, 0)]
@@ -23,7 +24,8 @@ def assert_same_tree(tree, sk_tree, *, atol=1e-12):
         np.testing.assert_allclose(tree.value[a], s.value[b].ravel(), rtol=1e-9, atol=atol)
         if not a_leaf:
             assert tree.feature[a] == s.feature[b], f"node {a}: feature {tree.feature[a]} vs {s.feature[b]}"
-            assert tree.threshold[a] == s.threshold[b], f"node {a}: {tree.threshold[a]} vs {s.threshold[b]}"
+            assert not thresholds or tree.threshold[a] == s.threshold[b], \
+                f"node {a}: {tree.threshold[a]} vs {s.threshold[b]}"
             assert tree.missing_go_left[a] == s.missing_go_to_left[b], f"node {a}: missing side"
             stack.append((tree.left[a], s.children_left[b]))
             stack.append((tree.right[a], s.children_right[b]))

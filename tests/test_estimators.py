@@ -6,7 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from fastdt import DecisionTreeClassifier, DecisionTreeRegressor
+from fastdt import (
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClassifier, ExtraTreeRegressor,
+)
 from fastdt._input import NotFittedError
 from fastdt.inspection import impurity_importances
 
@@ -28,6 +30,7 @@ with warnings.catch_warnings():
     _CHECKS = parametrize_with_checks([
         DecisionTreeClassifier(), DecisionTreeRegressor(),
         DecisionTreeClassifier(splitter="hist"), DecisionTreeRegressor(splitter="hist"),
+        ExtraTreeClassifier(), ExtraTreeRegressor(),
     ])
 
 

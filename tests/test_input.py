@@ -296,10 +296,10 @@ def test_sklearn_only_parameter_name(X, y_clf):
         fastdt.fit(X, y_clf, monotonic_cst=[0, 0])
 
 
-def test_random_splitter_is_rejected_by_name(X, y_clf):
-    with pytest.raises(ValueError, match="splitter='random' is invalid: splitter must be "
+def test_unknown_splitter_is_rejected_by_name(X, y_clf):
+    with pytest.raises(ValueError, match="splitter='Random' is invalid: splitter must be "
                                          "None, 'best'"):
-        fastdt.fit(X, y_clf, splitter="random")
+        fastdt.fit(X, y_clf, splitter="Random")
 
 
 @pytest.mark.parametrize("name, value, match", [
@@ -757,3 +757,33 @@ def test_what_is_a_number(text, number):
         pd = pytest.importorskip("pandas")
         parsed = pd.to_numeric(pd.Series([text], dtype=object), errors="coerce")[0]
         assert bool(np.isfinite(parsed)) is number
+
+
+def test_zero_dim_sample_weight_is_a_type_error(X, y_clf):
+    """As scikit-learn: a 0-d array is not a scalar weight (a Python or numpy number is)."""
+    with pytest.raises(TypeError, match="at least 1 dimension"):
+        fastdt.fit(X, y_clf, sample_weight=np.array(0))
+    tree = fastdt.fit(X, y_clf, sample_weight=np.float64(2.0))
+    assert tree.weighted_n_node_samples[0] == 2.0 * N
+
+
+def test_sparse_y_is_a_type_error(X, y_clf):
+    sparse = pytest.importorskip("scipy.sparse")
+    for y in (sparse.csr_matrix(y_clf.reshape(-1, 1)), sparse.csr_array(y_clf.reshape(1, -1))):
+        with pytest.raises(TypeError, match="Sparse data was passed for y"):
+            fastdt.fit(X, y)
+    with pytest.raises(TypeError, match="Sparse data was passed for sample_weight"):
+        fastdt.fit(X, y_clf, sample_weight=sparse.csr_matrix(np.ones((1, N))))
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [2**40, 2**62, 2**65])
+def test_huge_max_leaf_nodes_grows_what_the_data_allows(max_leaf_nodes):
+    """The node tables are sized by what the rows can produce, not by max_leaf_nodes."""
+    rng = np.random.default_rng(0)
+    X10 = rng.normal(size=(10, 3))
+    y10 = rng.integers(0, 2, 10)
+    tree = fastdt.fit(X10, y10, max_leaf_nodes=max_leaf_nodes)
+    ref = fastdt.fit(X10, y10, max_leaf_nodes=10)
+    for name in ("feature", "threshold", "left", "right", "value", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(tree, name), getattr(ref, name))
+    assert np.all(fastdt.predict(tree, X10) == y10)
