@@ -175,6 +175,22 @@ def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work
 
 
 @INLINE
+def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper):
+    """Whether a candidate keeps a monotonic constraint (scikit-learn's rule): the
+    children's values (class 0's fraction, or the mean of ``y``) lie in the node's
+    bounds ``[lower, upper]`` and ``(v_left - v_right) * cst <= 0``. For classification
+    ``cst`` is already flipped to class 0 (the constraint is on class 1)."""
+    if is_clf:
+        vl = left[0] / wl
+        vr = (total[0] - left[0]) / wr
+    else:
+        vl = sl / wl
+        vr = (total[1] - sl) / wr
+    return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
+            and (vl - vr) * cst <= 0)
+
+
+@INLINE
 def split_threshold(x0, x1):
     """Threshold between two neighbouring values ``x0 < x1``: their float64 midpoint, or
     ``x0`` when rounding reaches ``x1`` (so that ``x <= threshold`` keeps ``x0`` left and

@@ -53,6 +53,9 @@ class Prepared:
         The stopping rules resolved to numbers (:func:`fastdt._input.resolve_limits`).
     seed : uint64
         Seed of the feature sampler.
+    mono : None or int8 ndarray [F]
+        Monotonic constraints as the kernels take them
+        (:func:`fastdt._input.monotonic_constraints`).
     record : dict
         The parameters stored in the Tree.
     """
@@ -147,6 +150,8 @@ def prepare(X, y, sample_weight=None, params=None):
     prep.n_features, prep.categories = n_features, categories
     prep.n_categories = _input.n_categories_of(categories)
     prep.ccp_alpha = p["ccp_alpha"]
+    prep.mono = _input.monotonic_constraints(p["monotonic_cst"], n_features,
+                                             prep.n_categories, classes, mode)
     prep.record = _record(p, criterion, task, splitter, dataset)
     prep.X = prep.layout = prep.dataset = None
     if splitter == "hist":
@@ -175,6 +180,8 @@ def _record(p, criterion, task, splitter, dataset):
         record["max_bins"] = dataset.max_bins
     if isinstance(p["random_state"], (int, np.integer)):
         record["random_state"] = int(p["random_state"])
+    if record["monotonic_cst"] is not None:
+        record["monotonic_cst"] = np.asarray(record["monotonic_cst"]).tolist()
     if record["categorical_features"] is not None:
         record["categorical_features"] = np.asarray(record["categorical_features"]).tolist()
     if isinstance(record.get("class_weight"), dict):
@@ -207,7 +214,7 @@ def grow(prep, *, copy=True, seed=None):
         else:
             codes = np.ascontiguousarray(ds.codes[:, prep.positive])
         splitter = HistSplitter(codes, prep.target, prep.weights, n_bins=ds.n_bins,
-                                bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, **common)
+                                bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono, **common)
         max_surrogates = 0
     else:
         from ._exact import ExactSplitter
@@ -215,7 +222,8 @@ def grow(prep, *, copy=True, seed=None):
         layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
         splitter = ExactSplitter(
             prep.X, layout, mode=prep.mode, max_surrogates=prep.max_surrogates,
-            random_seed=seed if prep.splitter == "random" else None, **common)
+            random_seed=seed if prep.splitter == "random" else None, mono=prep.mono,
+            **common)
         max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
     return run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
@@ -224,18 +232,22 @@ def grow(prep, *, copy=True, seed=None):
         min_samples_leaf=lim["min_samples_leaf"], min_weight_leaf=lim["min_weight_leaf"],
         min_impurity_decrease=lim["min_impurity_decrease"],
         max_features=lim["max_features"], max_leaf_nodes=lim["max_leaf_nodes"],
-        seed=seed,
+        seed=seed, monotonic_cst=prep.mono,
     )
 
 
 def assemble(prep, raw):
     """The :class:`fastdt.Tree` of node tables ``raw`` grown from ``prep``."""
-    inode, fnode, stats, cat, sur, n_sur = raw
+    inode, fnode, stats, cat, sur, n_sur, bounds = raw
     wn = fnode[:, 2]
     if prep.is_clf:
         value = stats / wn[:, None]
     else:
         value = (stats[:, 1] / wn)[:, None]
+    if prep.mono is not None:  # scikit-learn's clipping: class 0, or the mean
+        value[:, 0] = np.clip(value[:, 0], bounds[:, 0], bounds[:, 1])
+        if prep.is_clf:
+            value[:, 1] = 1.0 - value[:, 0]
     arrays = {
         "feature": inode[:, 0].astype(np.int32),
         "threshold": np.ascontiguousarray(fnode[:, 0]),

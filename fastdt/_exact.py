@@ -69,10 +69,13 @@ class ExactSplitter:
     random_seed : None or uint64
         ``splitter="random"``: one random split per (node, feature) instead of the best,
         drawn from this seed and the node's id (:func:`fastdt._sampling.node_seeds`).
+    mono : None or int8 ndarray [F]
+        Monotonic constraints for the kernels (classification: flipped to class 0).
     """
 
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
-                 max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None):
+                 max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
+                 mono=None):
         n, n_features = X.shape
         self.n, self.n_features = n, n_features
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
@@ -88,6 +91,7 @@ class ExactSplitter:
         self.dup = np.zeros(n, dtype=np.int32) if mode == 1 else None  # right copies' ids
         self.sur_rows = X if mode == 2 else None
         self.random_seed = random_seed
+        self.mono = mono
         self.n_ids = n  # rows and their copies (missing="fractional")
         self.n_used = n  # positions of the layout in use (fractional right children)
         self.part = np.zeros((0, 3), dtype=np.int64)
@@ -118,7 +122,8 @@ class ExactSplitter:
             self.ws, self.side, self.part, self.part_dst, self.part_frac, self.dup, scan,
             scan_stats, nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             self.is_clf, self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
-            self.mode != 0, rseed, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat)
+            self.mode != 0, rseed, self.mono, nodes.bounds[ids], t_proxy, t_nl, t_thr, t_nc,
+            t_mgl, t_cat)
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)

@@ -43,7 +43,7 @@ from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, POISSON
 from ._jit import INLINE, JIT
 from ._sampling import uniform_draw
 from ._criteria import (
-    impurity, node_weight, present_score, score_candidate, split_threshold,
+    impurity, monotone_ok, node_weight, present_score, score_candidate, split_threshold,
 )
 
 _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
@@ -282,7 +282,8 @@ def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
 @JIT
 def _scan_segment(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p,
+    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, cst, lower,
+    upper,
 ):
     """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
     ``ws_f``).
@@ -309,6 +310,10 @@ def _scan_segment(
     scored on the present rows only (statistics into ``tot_p``), every feature with
     present values that are not all equal is non-constant, the score returned is
     :func:`fastdt._criteria.present_score` and ``n_left`` counts present rows.
+
+    ``cst`` (-1, 0, 1), ``lower``, ``upper``: a monotonic constraint on the feature and
+    the node's bounds; a candidate that breaks them is skipped
+    (:func:`fastdt._criteria.monotone_ok`; ``cst == 0``: no check).
     """
     best_num = -np.inf
     best_den = 1.0
@@ -369,6 +374,9 @@ def _scan_segment(
             if binary:
                 left[0] = l0
                 left[1] = l1
+            if cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower,
+                                            upper):
+                continue
             if gini:  # gini_fraction, written out: see the docstring
                 sq_l = 0.0
                 sq_r = 0.0
@@ -395,8 +403,10 @@ def _scan_segment(
                 left[c] = total[c] - miss[c]
             wl = w_node - w_miss
             wr = w_miss
-            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
-                sl = 0.0 if is_clf else total[1] - miss[1]
+            sl = 0.0 if is_clf else total[1] - miss[1]
+            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
+                    or (cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl,
+                                                     lower, upper))):
                 num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
                 if num * best_den > best_num * den:
                     best_num = num
@@ -419,13 +429,14 @@ def _scan_segment(
 def _scan_random(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, u_thr, u_side,
+    cst, lower, upper,
 ):
     """One random split of one node on one numeric feature (``splitter="random"``, as
     scikit-learn's ``RandomSplitter``): a threshold drawn uniformly in ``[min, max)`` of
     the node's present values (``u_thr``; ``min`` when the draw rounds to ``max``), the
     missing rows sent left when ``u_side < 0.5``. The same returns as
     :func:`_scan_segment`; a split that leaves a child below ``min_samples_leaf`` or
-    ``min_weight_leaf`` is no candidate.
+    ``min_weight_leaf``, or breaks a monotonic constraint (``cst``), is no candidate.
     """
     e = b
     while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
@@ -467,7 +478,9 @@ def _scan_random(
         p += 1
     wr = w_node - wl
     if (nl < min_samples_leaf or n_node - nl < min_samples_leaf or wl < min_weight_leaf
-            or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
+            or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
+            or (cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower,
+                                             upper))):
         return -np.inf, 0, thr, True, -1
     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
     proxy = num / den
@@ -553,7 +566,7 @@ def _scan_categorical(
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
     scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
-    out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
+    mono, bounds, out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the features
     ``[lo, hi)``.
@@ -588,6 +601,10 @@ def scan_features(
         ``splitter="random"``: each node's seed, and every (node, feature) gets one
         random split (:func:`_scan_random`, a random subset of categories) instead of
         the best. None: numba prunes the random scan before typing.
+    mono, bounds : None or int8 [F], float64 [k, 2]
+        Monotonic constraints (-1, 0, 1 per numeric feature; flipped to class 0 for
+        classification) and each node's ``[lower, upper]`` bounds on its children's
+        values; None: no constraint.
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
@@ -628,6 +645,7 @@ def scan_features(
         keys = np.empty(n_groups)
         mask = np.empty(n_groups, dtype=np.uint8)
         draws = np.empty(2)
+        cst = np.int64(mono[f]) if mono is not None else np.int64(0)  # never a literal
         for k in range(scan.shape[0]):
             if cats is not None and n_groups > 0:
                 proxy, nl, nonconst, mgl = _scan_categorical(
@@ -644,13 +662,15 @@ def scan_features(
                 proxy, nl, thr, nonconst, mgl = _scan_random(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p, draws[0], draws[1],
+                    left, work, miss, present_only, tot_p, draws[0], draws[1], cst,
+                    bounds[k, 0], bounds[k, 1],
                 )
             else:
                 proxy, nl, thr, nonconst, mgl = _scan_segment(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p,
+                    left, work, miss, present_only, tot_p, cst, bounds[k, 0],
+                    bounds[k, 1],
                 )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl

@@ -48,14 +48,15 @@ class Nodes:
     ``depth``, ``missing_go_left``, ``threshold``, ``impurity``,
     ``weighted_n_node_samples`` (the format's), ``start``/``end`` (the node's range in
     the splitter's row layout), and the ``c_*`` columns of an open node's candidate
-    split. 2-D: ``stats`` (the node's statistics, ``_criteria``), ``cat`` (bitset of a
+    split. 2-D: ``stats`` (the node's statistics, ``_criteria``), ``bounds`` (the
+    ``[lower, upper]`` bounds of its value under monotonic constraints), ``cat`` (bitset of a
     categorical split), ``sur`` (surrogate triples), and the candidates' ``c_lst``,
     ``c_rst``, ``c_cat``, ``c_sur``. Capacity grows by doubling.
     """
 
     def __init__(self, n_stats, n_words, n_sur_cols, cap=64):
         self.count = 0
-        self._shapes = {"stats": n_stats, "c_lst": n_stats, "c_rst": n_stats,
+        self._shapes = {"stats": n_stats, "c_lst": n_stats, "c_rst": n_stats, "bounds": 2,
                         "cat": n_words, "c_cat": n_words, "sur": n_sur_cols,
                         "c_sur": n_sur_cols}
         self._alloc(cap)
@@ -83,13 +84,14 @@ class Nodes:
         for name in ("feature", "left", "right", "c_feature"):
             getattr(self, name)[ids] = LEAF
         self.threshold[ids] = np.nan
+        self.bounds[ids] = (-np.inf, np.inf)
         return ids
 
     def output(self):
-        """``(inode, fnode, stats, cat, sur, n_sur)`` of the nodes made: int64
+        """``(inode, fnode, stats, cat, sur, n_sur, bounds)`` of the nodes made: int64
         [n, 6] (feature, left, right, n_node_samples, depth, missing_go_left), float64
         [n, 3] (threshold, impurity, weighted_n_node_samples), the statistics, the
-        category bitsets, the surrogate triples and their counts."""
+        category bitsets, the surrogate triples and their counts, the value bounds."""
         n = self.count
         inode = np.stack([self.feature[:n], self.left[:n], self.right[:n],
                           self.n_node_samples[:n], self.depth[:n],
@@ -100,7 +102,7 @@ class Nodes:
         internal = self.feature[:n] >= 0
         n_sur[internal] = self.c_nsur[:n][internal]
         return (inode, fnode, self.stats[:n].copy(), self.cat[:n].copy(),
-                self.sur[:n].copy(), n_sur)
+                self.sur[:n].copy(), n_sur, self.bounds[:n].copy())
 
 
 class Splits:
@@ -150,7 +152,7 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng):
 
 def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_features,
-         max_leaf_nodes, seed):
+         max_leaf_nodes, seed, monotonic_cst=None):
     """Grow one tree with ``splitter``.
 
     Parameters
@@ -169,6 +171,10 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         The stopping rules, resolved to numbers (``max_leaf_nodes`` -1: level-wise).
     seed : uint64
         Seed of the feature sampler (``max_features``).
+    monotonic_cst : None or int8 ndarray [F]
+        Monotonic constraints as the kernels take them (classification: flipped to
+        class 0); the children of a split on a constrained feature get bounds on either
+        side of the mean of their values, as scikit-learn does.
 
     Returns
     -------
@@ -210,7 +216,7 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
                 break
         n_splits += to_split.shape[0]
         splitter.make_room(to_split, nodes)
-        open_, part = _split(nodes, to_split, limits)
+        open_, part = _split(nodes, to_split, limits, monotonic_cst, is_clf)
         splitter.split(to_split, part, open_, nodes)
     out = nodes.output()
     if best_first:
@@ -264,7 +270,7 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     return ok
 
 
-def _split(nodes, ids, limits):
+def _split(nodes, ids, limits, mono=None, is_clf=True):
     """Split the nodes ``ids`` (each has a candidate) into two new children each.
 
     Children own the left and right part of the parent's ``[start, end)`` range (the
@@ -295,6 +301,9 @@ def _split(nodes, ids, limits):
     nodes.weighted_n_node_samples[left] = nodes.c_wl[ids]
     nodes.weighted_n_node_samples[right] = nodes.c_wr[ids]
     nodes.impurity[left], nodes.impurity[right] = nodes.c_impl[ids], nodes.c_impr[ids]
+    nodes.bounds[left] = nodes.bounds[right] = nodes.bounds[ids]
+    if mono is not None:
+        _monotone_bounds(nodes, ids, left, right, mono[nodes.feature[ids]], is_clf)
     can = _can_split(nodes, kids, limits)
     any_open = can[0::2] | can[1::2]
     part = np.empty((m, 3), dtype=np.int64)
@@ -302,10 +311,24 @@ def _split(nodes, ids, limits):
     return kids[can], part[any_open]
 
 
+def _monotone_bounds(nodes, ids, left, right, cst, is_clf):
+    """The children's bounds under monotonic constraints (scikit-learn's rule): a split
+    on an increasing feature bounds its left child above and its right child below by
+    the mean of the two children's values; a decreasing one the other way round."""
+    col = 0 if is_clf else 1  # class 0's weight, or the sum of w * y
+    mid = (nodes.c_lst[ids, col] / (2 * nodes.c_wl[ids])
+           + nodes.c_rst[ids, col] / (2 * nodes.c_wr[ids]))
+    inc, dec = cst == 1, cst == -1
+    nodes.bounds[left[inc], 1] = mid[inc]
+    nodes.bounds[right[inc], 0] = mid[inc]
+    nodes.bounds[left[dec], 0] = mid[dec]
+    nodes.bounds[right[dec], 1] = mid[dec]
+
+
 # ------------------------------------------------------------------------ renumbering
 
 
-def _renumber_bfs(inode, fnode, stats, cat, sur, n_sur):
+def _renumber_bfs(inode, fnode, stats, cat, sur, n_sur, bounds):
     order = bfs_order(inode[:, 1], inode[:, 2])
     new_id = np.full(inode.shape[0], -1, dtype=np.int64)
     new_id[order] = np.arange(order.shape[0])
@@ -314,4 +337,4 @@ def _renumber_bfs(inode, fnode, stats, cat, sur, n_sur):
         internal = inode[:, col] >= 0
         inode[internal, col] = new_id[inode[internal, col]]
     return (inode, fnode[order].copy(), stats[order].copy(), cat[order].copy(),
-            sur[order].copy(), n_sur[order].copy())
+            sur[order].copy(), n_sur[order].copy(), bounds[order].copy())

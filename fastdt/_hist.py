@@ -66,10 +66,12 @@ class HistSplitter:
         Categories of each feature (0: numeric; else bin ``c`` is category ``c``).
     min_samples_leaf, min_weight_leaf
         As the fit parameters (resolved).
+    mono : None or int8 ndarray [F]
+        Monotonic constraints for the kernels (classification: flipped to class 0).
     """
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
-                 bin_hi, n_categories, min_samples_leaf, min_weight_leaf):
+                 bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None):
         n_features, n = codes.shape
         self.n, self.n_features = n, n_features
         self.codes = codes
@@ -80,6 +82,7 @@ class HistSplitter:
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None
+        self.mono = mono
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
         width = n_stats + (1 if self.weighted else 0)
@@ -146,7 +149,8 @@ class HistSplitter:
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes,
             self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, self.cats,
             self.is_clf, self.crit, self.weighted, self.min_samples_leaf,
-            self.min_weight_leaf, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r)
+            self.min_weight_leaf, self.mono, nodes.bounds[ids], t_proxy, t_nl, t_thr, t_nc,
+            t_bin, t_mgl, t_cat, t_l, t_r)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng)
         has = np.flatnonzero(feat >= 0)

@@ -24,7 +24,7 @@ import numpy as np
 from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD
 from ._jit import INLINE, JIT
-from ._criteria import score_candidate, split_threshold
+from ._criteria import monotone_ok, score_candidate, split_threshold
 
 
 @INLINE
@@ -85,7 +85,7 @@ def _stats_weight(is_clf, s):
 @JIT
 def _scan_bins(
     h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
-    min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r,
+    min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r, cst, lower, upper,
 ):
     """Best split of one node on one numeric feature from its histogram ``h``.
 
@@ -97,7 +97,9 @@ def _scan_bins(
     [S], [max(S, 2)]) are scratch. Empty bins are skipped, so a cut lies between two
     neighbouring non-empty bins, as the exact splitter's between two neighbouring
     distinct values; the candidates come in the exact splitter's order (module
-    docstring) and the feature is constant in the same cases.
+    docstring) and the feature is constant in the same cases. ``cst``, ``lower``,
+    ``upper``: a monotonic constraint and the node's bounds, as
+    :func:`fastdt._exact_scan._scan_segment`.
     """
     n_stats = total.shape[0]
     qm = np.uint64(nb)
@@ -135,7 +137,8 @@ def _scan_bins(
                   and lo[q] > hi[prev] + FEATURE_THRESHOLD):
                 wr = w_node - wl
                 if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
-                        or wr <= 0.0):
+                        or wr <= 0.0 or (cst != 0 and not monotone_ok(
+                            is_clf, cst, left, total, wl, wr, sl, lower, upper))):
                     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl,
                                                imp_node, work)
                     if num * best_den > best_num * den:
@@ -162,8 +165,10 @@ def _scan_bins(
                 left[c] = total[c] - miss[c]
             wl = w_node - w_miss
             wr = w_miss
-            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
-                sl = 0.0 if is_clf else total[1] - miss[1]
+            sl = 0.0 if is_clf else total[1] - miss[1]
+            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
+                    or (cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl,
+                                                     lower, upper))):
                 num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
                                            work)
                 if num * best_den > best_num * den:
@@ -241,8 +246,8 @@ def _scan_categorical_bins(
 def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
-    min_weight_leaf, out_proxy, out_nl, out_thr, out_nc, out_bin, out_mgl, out_cat, out_l,
-    out_r,
+    min_weight_leaf, mono, bounds, out_proxy, out_nl, out_thr, out_nc, out_bin, out_mgl,
+    out_cat, out_l, out_r,
 ):
     """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
 
@@ -250,7 +255,8 @@ def scan_nodes(
     feature at a time, in scratch owned by the thread (over its occupied bins only when
     it has fewer rows than bins). ``cats`` (int32 [F], categories per feature, 0 for a
     numeric one) is None when every feature is numeric: numba then prunes the
-    categorical scan before typing. Outputs are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for
+    categorical scan before typing. ``mono``/``bounds``: monotonic constraints (None:
+    none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`. Outputs are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for
     a categorical split), non-constant flag, last bin going left (numeric), side of the
     missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
     [k, F, W], zeros on entry) the left categories of categorical splits;
@@ -313,6 +319,8 @@ def scan_nodes(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
                     scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
                     left, work, miss, out_l[k, f], out_r[k, f],
+                    np.int64(mono[f]) if mono is not None else np.int64(0), bounds[k, 0],
+                    bounds[k, 1],
                 )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl

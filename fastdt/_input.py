@@ -140,6 +140,42 @@ def _check_categorical_features(v):
 
 _check_categorical_features.text = "None or a list of indices, names or a boolean mask"
 
+def _check_monotonic_cst(v):
+    # the length and the values are checked against X by monotonic_constraints
+    return v is None or isinstance(v, (list, tuple, np.ndarray)) or hasattr(v, "__array__")
+
+
+_check_monotonic_cst.text = "None or an array-like of -1, 0 or 1 per feature"
+
+
+def monotonic_constraints(cst, n_features, n_categories, classes, mode):
+    """``monotonic_cst`` as the kernels take it: None, or int8 [F] (for classification
+    flipped to class 0, as scikit-learn does); scikit-learn's errors and wording."""
+    if cst is None:
+        return None
+    arr = np.asarray(cst)
+    if arr.ndim != 1 or arr.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {arr.shape} but the input data X has "
+                         f"{n_features} features.")
+    if not np.all(np.isin(arr, (-1, 0, 1))):
+        raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, but "
+                         f"got {np.unique(arr)}")
+    arr = arr.astype(np.int8)
+    bad = np.flatnonzero((arr != 0) & (np.asarray(n_categories) > 0))
+    if bad.shape[0]:
+        raise ValueError(f"monotonic_cst constrains categorical feature(s) {bad.tolist()}; "
+                         "categories have no order: use 0 for them")
+    if mode != 0 and np.any(arr != 0):
+        raise ValueError("monotonic_cst needs missing='learn' (rows missing a feature "
+                         "follow one learned side)")
+    if classes is not None:
+        if len(classes) > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass "
+                             "classification")
+        arr = -arr  # the kernels constrain class 0's fraction
+    return arr if np.any(arr != 0) else None
+
+
 # name -> (default, check); the single source of fit parameters and their defaults.
 PARAMS = {
     "task": (None, _check_task),
@@ -159,6 +195,7 @@ PARAMS = {
     "missing": ("learn", _check_missing),
     "max_surrogates": (5, _int_at_least(0)),
     "ccp_alpha": (0.0, _real_in(0.0, np.inf)),
+    "monotonic_cst": (None, _check_monotonic_cst),
 }
 
 

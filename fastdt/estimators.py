@@ -438,6 +438,13 @@ class DecisionTreeClassifier(_BaseTree):
         Minimal cost-complexity pruning, as scikit-learn: the grown tree is pruned to
         the subtree of least cost complexity for this alpha
         (:func:`fastdt.prune`; 0 prunes nothing).
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        A monotonic constraint per feature, as scikit-learn's: 1 increasing, -1
+        decreasing, 0 none (on the probability of the positive class, the second of ``classes_``). A split whose children's values break it, or
+        leave the bounds its ancestors set, is not a candidate; each child of a split
+        on a constrained feature is bounded by the mean of the two children's values,
+        and node values are clipped to their bounds. Not for multiclass
+        classification, categorical features, or ``missing`` other than ``"learn"``.
 
     Attributes
     ----------
@@ -493,6 +500,7 @@ class DecisionTreeClassifier(_BaseTree):
         missing="learn",
         max_surrogates=5,
         ccp_alpha=0.0,
+        monotonic_cst=None,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -510,6 +518,7 @@ class DecisionTreeClassifier(_BaseTree):
         self.missing = missing
         self.max_surrogates = max_surrogates
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree classifier from the training set ``(X, y)``.
@@ -656,6 +665,13 @@ class DecisionTreeRegressor(_BaseTree):
         Minimal cost-complexity pruning, as scikit-learn: the grown tree is pruned to
         the subtree of least cost complexity for this alpha
         (:func:`fastdt.prune`; 0 prunes nothing).
+    monotonic_cst : array-like of int of shape (n_features,), default=None
+        A monotonic constraint per feature, as scikit-learn's: 1 increasing, -1
+        decreasing, 0 none (on the predicted value). A split whose children's values break it, or
+        leave the bounds its ancestors set, is not a candidate; each child of a split
+        on a constrained feature is bounded by the mean of the two children's values,
+        and node values are clipped to their bounds. Not for multiclass
+        classification, categorical features, or ``missing`` other than ``"learn"``.
 
     Attributes
     ----------
@@ -706,6 +722,7 @@ class DecisionTreeRegressor(_BaseTree):
         missing="learn",
         max_surrogates=5,
         ccp_alpha=0.0,
+        monotonic_cst=None,
     ):
         self.criterion = criterion
         self.splitter = splitter
@@ -722,6 +739,7 @@ class DecisionTreeRegressor(_BaseTree):
         self.missing = missing
         self.max_surrogates = max_surrogates
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         """Build the decision tree regressor from the training set ``(X, y)``.

@@ -17,6 +17,26 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def on_each_thread_count():
+    """``run(make)``: ``make()`` called with numba on 1 thread and on all of them; returns
+    the two results (the thread count restored afterwards)."""
+    import numba
+
+    def run(make):
+        saved = numba.get_num_threads()
+        out = []
+        try:
+            for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
+                numba.set_num_threads(threads)
+                out.append(make())
+        finally:
+            numba.set_num_threads(saved)
+        return out[0], out[-1]
+
+    return run
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(0)
 

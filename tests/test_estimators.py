@@ -97,7 +97,7 @@ def test_get_set_params_round_trip():
         "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
         "min_weight_fraction_leaf", "max_features", "random_state", "max_leaf_nodes",
         "min_impurity_decrease", "class_weight", "max_bins", "categorical_features",
-        "missing", "max_surrogates", "ccp_alpha",
+        "missing", "max_surrogates", "ccp_alpha", "monotonic_cst",
     ]
     assert params["criterion"] == "gini" and params["class_weight"] is None
     assert "class_weight" not in DecisionTreeRegressor().get_params()

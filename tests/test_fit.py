@@ -2,7 +2,6 @@
 
 import math
 
-import numba
 import numpy as np
 import pytest
 
@@ -85,24 +84,17 @@ def test_root_split_is_the_brute_force_best(criterion, weighted):
         assert (t.feature[0], t.threshold[0]) == (f, thr), (trial, criterion)
 
 
-def test_deterministic_across_thread_counts():
+def test_deterministic_across_thread_counts(on_each_thread_count):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(3000, 6)).astype(np.float32)
     y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=3000) > 0).astype(int)
     w = rng.uniform(0.5, 1.5, 3000)
-    saved = numba.get_num_threads()
-    trees = []
-    try:
-        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-            numba.set_num_threads(threads)
-            trees.append([
-                fastdt.fit(X, y),
-                fastdt.fit(X, y, sample_weight=w, max_features=3, random_state=4),
-                fastdt.fit(X, X[:, 3].astype(float), max_leaf_nodes=50),
-            ])
-    finally:
-        numba.set_num_threads(saved)
-    for a, b in zip(trees[0], trees[-1]):
+    one, many = on_each_thread_count(lambda: [
+        fastdt.fit(X, y),
+        fastdt.fit(X, y, sample_weight=w, max_features=3, random_state=4),
+        fastdt.fit(X, X[:, 3].astype(float), max_leaf_nodes=50),
+    ])
+    for a, b in zip(one, many):
         assert a == b
 
 

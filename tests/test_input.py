@@ -291,9 +291,9 @@ def test_unknown_parameter_name(X, y_clf):
         fastdt.fit(X, y_clf, max_dpeth=3)
 
 
-def test_sklearn_only_parameter_name(X, y_clf):
-    with pytest.raises(TypeError, match="unknown parameter.*'monotonic_cst'"):
-        fastdt.fit(X, y_clf, monotonic_cst=[0, 0])
+def test_unknown_parameter_name(X, y_clf):
+    with pytest.raises(TypeError, match="unknown parameter.*'monotone_constraints'"):
+        fastdt.fit(X, y_clf, monotone_constraints=[0, 0])
 
 
 def test_unknown_splitter_is_rejected_by_name(X, y_clf):

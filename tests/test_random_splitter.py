@@ -1,6 +1,5 @@
 """splitter="random" and the ExtraTree estimators: one random threshold per feature."""
 
-import numba
 import numpy as np
 import pytest
 
@@ -84,23 +83,16 @@ def test_same_tree_as_scikit_learn_where_the_draw_cannot_matter():
         assert np.all((t.threshold[internal] >= 0) & (t.threshold[internal] < 1))
 
 
-def test_deterministic_across_thread_counts():
+def test_deterministic_across_thread_counts(on_each_thread_count):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(3000, 6)).astype(np.float32)
     X[rng.random(X.shape) < 0.05] = np.nan
     y = (np.nan_to_num(X[:, 0]) + 0.3 * rng.normal(size=3000) > 0).astype(int)
-    saved = numba.get_num_threads()
-    trees = []
-    try:
-        for threads in sorted({1, numba.config.NUMBA_NUM_THREADS}):
-            numba.set_num_threads(threads)
-            trees.append([
-                fastdt.fit(X, y, splitter="random", random_state=1),
-                fastdt.fit(X, y, splitter="random", max_features=2, random_state=2),
-            ])
-    finally:
-        numba.set_num_threads(saved)
-    for a, b in zip(trees[0], trees[-1]):
+    one, many = on_each_thread_count(lambda: [
+        fastdt.fit(X, y, splitter="random", random_state=1),
+        fastdt.fit(X, y, splitter="random", max_features=2, random_state=2),
+    ])
+    for a, b in zip(one, many):
         assert a == b
 
 
