@@ -53,11 +53,13 @@ ENTROPY = 1
 GAIN_RATIO = 2
 SQUARED_ERROR = 10
 POISSON = 11
+ABSOLUTE_ERROR = 12  # statistics [w, absolute error, median]: fastdt._absolute
 
 CRITERIA_CLF = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "gain_ratio": GAIN_RATIO}
 # friedman_mse selects the same splits as squared_error (its proxy is a monotone function
 # of the squared-error proxy); scikit-learn >= 1.9 maps it to squared_error, and so do we.
-CRITERIA_REG = {"squared_error": SQUARED_ERROR, "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
+CRITERIA_REG = {"squared_error": SQUARED_ERROR, "friedman_mse": SQUARED_ERROR, "poisson": POISSON,
+                "absolute_error": ABSOLUTE_ERROR}
 
 # --- rule post-pruning (fastdt.rules): the estimate a rule is judged by ---------------
 VALIDATION = 0  # accuracy on held-out rows

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ._config import ENTROPY, EPSILON, GAIN_RATIO, GINI, SQUARED_ERROR
+from ._config import ABSOLUTE_ERROR, ENTROPY, EPSILON, GAIN_RATIO, GINI, SQUARED_ERROR
 from ._jit import INLINE, JIT
 
 _LN2 = math.log(2.0)
@@ -77,6 +77,8 @@ def impurity(crit, stats, w):
     if crit == SQUARED_ERROR:
         mean = stats[1] / w
         return stats[2] / w - mean * mean
+    if crit == ABSOLUTE_ERROR:  # stats: [w, absolute error, median]
+        return stats[1] / w
     # POISSON: half deviance, sum w*y*log(y/mean) / w
     if stats[1] <= EPSILON:
         return np.inf

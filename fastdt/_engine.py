@@ -19,8 +19,8 @@ loads with the first fit.
 import numpy as np
 
 from . import _input
-from ._config import CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, FORMAT_VERSION, \
-    MISSING_STRATEGIES, POISSON
+from ._config import ABSOLUTE_ERROR, CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, \
+    FORMAT_VERSION, MISSING_STRATEGIES, POISSON
 from .dataset import Dataset
 from .tree import Tree, empty_extras
 
@@ -129,6 +129,8 @@ def prepare(X, y, sample_weight=None, params=None):
                     "criterion='poisson' needs y >= 0 with a positive (weighted) sum"
                 )
         n_stats = 3
+        if crit == ABSOLUTE_ERROR:
+            _check_absolute_error(splitter, mode, p, n_categories=_input.n_categories_of(categories))
 
     prep.limits = _input.resolve_limits(p, n, n_features, sw)
     prep.seed = _input.seed_from(p["random_state"])
@@ -166,8 +168,22 @@ def prepare(X, y, sample_weight=None, params=None):
         from ._exact import presort
 
         prep.X = Xa if positive is None else np.ascontiguousarray(Xa[positive])
-        prep.layout = presort(prep.X, target, prep.weights)
+        prep.layout = presort(prep.X, target, prep.weights, whole_rows=mode == 1)
     return prep
+
+
+def _check_absolute_error(splitter, mode, p, n_categories):
+    """What ``criterion="absolute_error"`` does not do yet, refused before any kernel."""
+    if splitter == "hist":
+        raise ValueError("criterion='absolute_error' needs splitter='best' or 'random': a "
+                         "histogram holds sums, and a median needs the rows themselves")
+    if mode != 0:
+        raise ValueError("criterion='absolute_error' supports missing='learn' only")
+    if np.any(n_categories > 0):
+        raise ValueError("criterion='absolute_error' does not support categorical "
+                         "features yet; encode them as numbers (e.g. ordinal codes)")
+    if p["monotonic_cst"] is not None and np.any(np.asarray(p["monotonic_cst"]) != 0):
+        raise ValueError("criterion='absolute_error' does not support monotonic_cst yet")
 
 
 def _record(p, criterion, task, splitter, dataset):
@@ -242,6 +258,8 @@ def assemble(prep, raw):
     wn = fnode[:, 2]
     if prep.is_clf:
         value = stats / wn[:, None]
+    elif prep.crit == ABSOLUTE_ERROR:  # the weighted median
+        value = stats[:, 2:3].copy()
     else:
         value = (stats[:, 1] / wn)[:, None]
     if prep.mono is not None:  # scikit-learn's clipping: class 0, or the mean

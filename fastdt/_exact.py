@@ -17,9 +17,11 @@ reads it before typing.
 
 import numpy as np
 
-from ._config import ID_DTYPE
+from ._absolute import root_absolute
+from ._config import ABSOLUTE_ERROR, ID_DTYPE
 from ._exact_scan import (
-    assign_copies, gather_rows, root_stats, scan_features, sort_features, walk_nodes,
+    assign_copies, gather_rows, node_ranks, root_stats, scan_features, sort_features,
+    walk_nodes,
 )
 from ._grow import Splits, choose
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
@@ -28,20 +30,41 @@ from ._parallel import run
 from ._sampling import node_seeds
 
 
-def presort(X, target, weights):
+def _row_hashes(X):
+    """A 64-bit hash of each row's values (FNV-style over the float64 bit patterns, -0.0
+    as 0.0, every NaN alike): a key for ordering tied rows that does not depend on where
+    a row stands in X."""
+    h = np.full(X.shape[0], 0xCBF29CE484222325, dtype=np.uint64)
+    prime = np.uint64(0x100000001B3)
+    for j in range(X.shape[1]):
+        col = X[:, j].astype(np.float64) + 0.0  # -0.0 -> 0.0
+        col[np.isnan(col)] = np.nan
+        h ^= col.view(np.uint64)
+        h *= prime
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def presort(X, target, weights, whole_rows=False):
     """The presorted layout ``(idx, xs, ys, ws)`` of the rows of ``X`` (see
     :mod:`fastdt._exact_scan`): every feature sorted once, ties in the order of
     ``(target, weights)`` (so that the order in which a scan adds up statistics does not
     depend on the order of the rows). ``weights`` None: every weight is 1 (``ws`` then
-    has no columns)."""
+    has no columns). ``whole_rows`` (``missing="fractional"``, where rows tied on a
+    feature, a target and a weight may later carry different fractions of their weight):
+    ties are ordered by the rest of the row too (:func:`_row_hashes`), so that the sums
+    do not depend on the order of the rows either."""
     n, n_features = X.shape
     sw = np.empty(0) if weights is None else weights
     idx = np.empty((n_features, n), dtype=ID_DTYPE)
     xs = np.empty((n_features, n), dtype=X.dtype)
     ys = np.empty((n_features, n), dtype=np.float64)
     ws = np.empty((n_features, n if weights is not None else 0), dtype=np.float64)
-    base = (np.argsort(target, kind="stable") if weights is None
-            else np.lexsort((weights, target))).astype(ID_DTYPE)
+    keys = [target] if weights is None else [weights, target]
+    if whole_rows:
+        keys.insert(0, _row_hashes(X))
+    base = (np.argsort(target, kind="stable") if len(keys) == 1
+            else np.lexsort(keys)).astype(ID_DTYPE)
     y = target.astype(np.float64)
     run(gather_rows, n, n * n_features, X, y, sw, base, idx, xs, ys, ws)
     run(sort_features, n_features, n * n_features, idx, xs, ys, ws)
@@ -92,6 +115,13 @@ class ExactSplitter:
         self.sur_rows = X if mode == 2 else None
         self.random_seed = random_seed
         self.mono = mono
+        self.mae_rank = None  # absolute error: the target-sorted row and the ranks
+        if crit == ABSOLUTE_ERROR:
+            y, w = self.ys[0], self.ws[0]  # any feature row holds every target and weight
+            order = np.argsort(y, kind="stable")
+            self.ylay = (self.idx[0][order], y[order], y[order],
+                         w[order] if w.shape[0] else w.copy())
+            self.mae_rank = np.zeros(n, dtype=np.int32)
         self.n_ids = n  # rows and their copies (missing="fractional")
         self.n_used = n  # positions of the layout in use (fractional right children)
         self.part = np.zeros((0, 3), dtype=np.int64)
@@ -101,6 +131,10 @@ class ExactSplitter:
     def root(self):
         """Statistics of all rows (summed in the first feature's sorted order)."""
         out = np.zeros(self.n_stats)
+        if self.mae_rank is not None:
+            i_y, _, y_y, w_y = self.ylay
+            root_absolute(i_y, y_y, w_y, self.mae_rank, out)
+            return out
         root_stats(self.ys[0], self.ws[0], self.is_clf, self.crit, out)
         return out
 
@@ -118,12 +152,17 @@ class ExactSplitter:
         t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
         rows = int((scan[:, 1] - scan[:, 0]).sum() + (self.part[:, 1] - self.part[:, 0]).sum())
         rseed = None if self.random_seed is None else node_seeds(self.random_seed, ids)
+        mae = self.mae_rank is not None
+        t_mae = np.empty((k, n_features, 4) if mae else (0, 0, 4))
+        if mae:
+            node_ranks(self.part, scan, *self.ylay, self.side, self.mae_rank)
         run(scan_features, n_features, rows * n_features, self.idx, self.xs, self.ys,
             self.ws, self.side, self.part, self.part_dst, self.part_frac, self.dup, scan,
             scan_stats, nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             self.is_clf, self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
-            self.mode != 0, rseed, self.mono, nodes.bounds[ids], t_proxy, t_nl, t_thr, t_nc,
-            t_mgl, t_cat)
+            self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,
+            self.ylay[2] if mae else np.empty(0), t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat,
+            t_mae)
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
@@ -136,6 +175,10 @@ class ExactSplitter:
         run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
             sp.threshold, sp.mgl, sp.cat, self.n_categories, self.is_clf, self.crit,
             self.mode, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
+        if mae:  # [w, absolute error, median] of the children, from the scan
+            f = feat[has]
+            sp.lst[has, 1], sp.lst[has, 2] = t_mae[has, f, 0], t_mae[has, f, 1]
+            sp.rst[has, 1], sp.rst[has, 2] = t_mae[has, f, 2], t_mae[has, f, 3]
         if self.mode != 0:
             # the primary's majority side: apply()'s route, the surrogates' fallback. A tie
             # (up to rounding: fractional weights are sums in the rows' order) goes left,

@@ -38,6 +38,8 @@ races):
 import math
 
 import numpy as np
+
+from ._absolute import scan_absolute
 from ._categorical import categorical_split, random_partition
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, POISSON
 from ._jit import INLINE, JIT
@@ -218,6 +220,23 @@ def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x
         ys_f[qw] = s_y[qj]
         if weighted:
             ws_f[qw] = s_w[qj]
+
+
+@JIT
+def partition_one(idx_f, xs_f, ys_f, ws_f, side, part):
+    """Stable partition of the ranges ``part`` of one row of the layout (as
+    :func:`scan_features` partitions every feature's)."""
+    weighted = ws_f.shape[0] == idx_f.shape[0]
+    scratch = 0
+    for m in range(part.shape[0]):
+        scratch = max(scratch, part[m, 1] - part[m, 0])
+    s_idx = np.empty(scratch, dtype=idx_f.dtype)
+    s_x = np.empty(scratch, dtype=xs_f.dtype)
+    s_y = np.empty(scratch)
+    s_w = np.empty(scratch if weighted else 0)
+    for m in range(part.shape[0]):
+        _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, part[m, 0], part[m, 1],
+                           s_idx, s_x, s_y, s_w)
 
 
 @JIT
@@ -566,7 +585,8 @@ def _scan_categorical(
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
     scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
-    mono, bounds, out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat,
+    mono, bounds, mae_rank, mae_y, out_proxy, out_nl, out_thr, out_nonconst, out_mgl,
+    out_cat, out_mae,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the features
     ``[lo, hi)``.
@@ -605,12 +625,19 @@ def scan_features(
         Monotonic constraints (-1, 0, 1 per numeric feature; flipped to class 0 for
         classification) and each node's ``[lower, upper]`` bounds on its children's
         values; None: no constraint.
+    mae_rank, mae_y : None or int32 [n_ids], float64 [n]
+        ``criterion="absolute_error"``: each row's rank by target in its node and the
+        targets sorted within each node (:mod:`fastdt._absolute`); None: numba prunes
+        that scan before typing.
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
         values (1 left, 0 right, -1: none in the node).
     out_cat : uint64 [k, F, W]
         Output: left categories of the best categorical candidates.
+    out_mae : float64 [k, F, 4]
+        Output (absolute error): the best candidates' ``(AE_l, median_l, AE_r,
+        median_r)``.
     """
     n = idx.shape[1]
     weighted = ws.shape[1] == n
@@ -646,6 +673,13 @@ def scan_features(
         mask = np.empty(n_groups, dtype=np.uint8)
         draws = np.empty(2)
         cst = np.int64(mono[f]) if mono is not None else np.int64(0)  # never a literal
+        m_max = 0  # absolute error: scratch for the largest node
+        if mae_rank is not None:
+            for k in range(scan.shape[0]):
+                m_max = max(m_max, scan[k, 1] - scan[k, 0])
+        fw = np.empty(m_max + 1)
+        fwy = np.empty(m_max + 1)
+        passes = np.empty((8, m_max))
         for k in range(scan.shape[0]):
             if cats is not None and n_groups > 0:
                 proxy, nl, nonconst, mgl = _scan_categorical(
@@ -656,6 +690,16 @@ def scan_features(
                     rseed[k] if rseed is not None else np.uint64(0), f,
                 )
                 thr = np.nan
+            elif mae_rank is not None:
+                if rseed is not None:
+                    for j in range(2):
+                        draws[j] = uniform_draw(rseed[k], f, j)
+                proxy, nl, thr, nonconst, mgl = scan_absolute(
+                    xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_w[k],
+                    min_samples_leaf, min_weight_leaf, mae_rank, mae_y, fw, fwy, passes[0],
+                    passes[1], passes[2], passes[3], passes[4], passes[5], passes[6],
+                    passes[7], out_mae[k, f], rseed is not None, draws[0], draws[1],
+                )
             elif rseed is not None:
                 for j in range(2):  # the threshold's draw and the missing side's
                     draws[j] = uniform_draw(rseed[k], f, j)
@@ -797,3 +841,15 @@ def assign_copies(start, end, feat, idx, side, dup, n_ids):
                 dup[i] = n_ids
                 n_ids += 1
     return n_ids
+
+
+@JIT
+def node_ranks(part, scan, idx_y, xs_y, ys_y, ws_y, side, rank):
+    """Partition the target-sorted row (``idx_y``, ...) for the nodes split last
+    (``part``, as the features), then each scanned node's rows' ranks by target:
+    ``rank[id] = position - start`` (the row stays sorted by ``y`` in each node)."""
+    partition_one(idx_y, xs_y, ys_y, ws_y, side, part)
+    for k in range(scan.shape[0]):
+        a = scan[k, 0]
+        for p in range(a, scan[k, 1]):
+            rank[idx_y[p]] = p - a

@@ -11,8 +11,8 @@ Groups (:data:`GROUPS`), in order:
 
 =============  ============================================================================
 ``exact``      exact fits (classification, regression, weights, ``max_leaf_nodes``,
-               ``max_features``, ``splitter="random"``, ``monotonic_cst``) and the
-               numeric prediction kernels
+               ``max_features``, ``splitter="random"``, ``monotonic_cst``,
+               ``criterion="absolute_error"``) and the numeric prediction kernels
 ``hist``       histogram fits (binning, uint8 and uint16 codes)
 ``categorical`` categorical features and missing values (``missing="learn"``), every
                splitter, and the prediction kernels of such trees
@@ -57,6 +57,9 @@ def _exact():
             fastdt.fit(X, target, sample_weight=w, max_depth=3, max_leaf_nodes=5,
                        max_features=2, random_state=0)
             fastdt.fit(X, target, max_depth=3, splitter="random", random_state=0)
+            for splitter in ("best", "random"):  # absolute error
+                fastdt.fit(X, X[:, 1].astype(np.float64), sample_weight=w, max_depth=3,
+                           splitter=splitter, criterion="absolute_error", random_state=0)
             for splitter in ("best", "random", "hist"):  # monotonic constraints
                 fastdt.fit(X, target, max_depth=3, splitter=splitter,
                            monotonic_cst=[1, 0, 0, -1])

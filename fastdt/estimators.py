@@ -17,7 +17,9 @@ from ._input import NotFittedError, check_params
 from .inspection import explain, impurity_importances
 from .pruning import cost_complexity_pruning_path
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor"]
+__all__ = [
+    "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor",
+]
 
 
 # ---------------------------------------------------------------------- not fitted
@@ -610,9 +612,11 @@ class DecisionTreeRegressor(_BaseTree):
 
     Parameters
     ----------
-    criterion : {"squared_error", "friedman_mse", "poisson"}, default="squared_error"
+    criterion : {"squared_error", "friedman_mse", "poisson", "absolute_error"}, \
+            default="squared_error"
         Split quality measure; ``"friedman_mse"`` selects the same splits as
-        ``"squared_error"``.
+        ``"squared_error"``; ``"absolute_error"`` predicts the weighted median of a
+        leaf (exact or random splits on numeric features).
     splitter : {"best", "random", "hist"} or None, default=None
         ``"best"``: exact splits (every threshold between two distinct values).
         ``"random"``: one random threshold per candidate feature, drawn uniformly

@@ -36,7 +36,27 @@ def poisson(y, w):
     return float(np.sum(w[pos] * y[pos] * np.log(y[pos] / m)) / w.sum())
 
 
+def weighted_median(y, w):
+    """The smallest ``y`` whose cumulative weight (``y`` ascending) exceeds half the
+    total; when a prefix weighs exactly half, the mean of the values on either side."""
+    order = np.argsort(y, kind="stable")
+    ys, ws = y[order], w[order]
+    cum = np.cumsum(ws)
+    half = 0.5 * cum[-1]
+    k = int(np.searchsorted(cum, half, side="right"))  # first cum > half
+    if k > 0 and cum[k - 1] == half:
+        return (ys[k - 1] + ys[k]) / 2
+    return ys[k]
+
+
+def absolute_error(y, w):
+    m = weighted_median(y, w)
+    return float(np.sum(w * np.abs(y - m)) / w.sum())
+
+
 def node_impurity(criterion, y, w, n_classes=None):
+    if criterion == "absolute_error":
+        return absolute_error(y, w)
     if criterion in ("gini", "entropy", "gain_ratio"):
         c = class_counts(y, w, n_classes)
         return gini(c) if criterion == "gini" else entropy(c)

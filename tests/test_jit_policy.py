@@ -95,6 +95,11 @@ def test_signature_count():
             permutation_importance(tc, Xc.astype(dtype), y, n_repeats=1)
             fd.fit(X.astype(dtype), X[:, 1], max_depth=3, max_leaf_nodes=4, max_features=2,
                    random_state=0)
+            for splitter in ("best", "random"):  # absolute error, monotonic constraints
+                fd.fit(Xc.astype(dtype), X[:, 1], max_depth=3, criterion="absolute_error",
+                       splitter=splitter, sample_weight=weights)
+                fd.fit(X.astype(dtype), y, max_depth=3, splitter=splitter,
+                       monotonic_cst=[1] + [0] * (X.shape[1] - 1), random_state=0)
             for missing in ("fractional", "surrogate"):
                 tm = fd.fit(Xc.astype(dtype), y, sample_weight=weights, max_depth=3,
                             missing=missing, categorical_features=[2])

@@ -1,7 +1,7 @@
 """Property tests (hypothesis): invariances every exact CART tree must have."""
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import fastdt
@@ -122,6 +122,9 @@ def test_max_leaf_nodes(data, max_leaf_nodes):
 @given(seed=st.integers(0, 2**31 - 1), n=st.integers(5, 80),
        missing=st.sampled_from(["learn", "fractional", "surrogate"]),
        dtype=st.sampled_from([np.float32, np.float64]))
+# rows tied on a feature, the target and the weight but not on the other features took
+# different fractions and were summed in the input's order: a near tie flipped
+@example(seed=283, n=52, missing="fractional", dtype=np.float32)
 def test_row_order_invariance_with_missing_values_and_categories(seed, n, missing, dtype):
     """Holes and a categorical column: shuffling the rows leaves the tree unchanged."""
     rng = np.random.default_rng(seed)

@@ -26,8 +26,7 @@ import numpy as np
 import pytest
 
 import fastdt
-from _sklearn_compare import assert_same_tree
-from reference import split_score
+from _sklearn_compare import assert_same_tree, assert_same_up_to_ties
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn import datasets  # noqa: E402
@@ -108,68 +107,6 @@ def _params(g, y, rng):
     if g.get("class_weight") == "weights_dict":
         g["class_weight"] = {np.unique(y)[0]: 2.5}
     return g, sw
-
-
-def _rows_at(tree, X, node):
-    indptr, indices = fastdt.decision_path(tree, X)
-    rows = np.repeat(np.arange(X.shape[0]), np.diff(indptr))
-    return np.unique(rows[indices == node])
-
-
-def assert_same_up_to_ties(tree, sk, X, y, sw, criterion):
-    """Walk both trees; a differing split must be an exact tie in score."""
-    s = sk.tree_
-    w = np.ones(len(y)) if sw is None else sw
-    if tree.task == "classification":
-        codes = np.searchsorted(tree.classes, y)
-        cw = sk.class_weight
-        if cw is not None:
-            from sklearn.utils.class_weight import compute_sample_weight
-
-            w = w * compute_sample_weight(cw, y)
-        n_classes = len(tree.classes)
-    else:
-        codes, n_classes = y, None
-    ties = pure_splits = 0
-    stack = [(0, 0)]
-    while stack:
-        a, b = stack.pop()
-        scale = max(1.0, float(np.sum(s.value[b] ** 2)))  # cancellation error ~ eps * y**2
-        if tree.left[a] == -1 and s.children_left[b] != -1 and abs(s.impurity[b]) <= 1e-12 * scale:
-            # scikit-learn split a pure node (rounding); every leaf below has our value
-            below = [b]
-            while below:
-                c = below.pop()
-                if s.children_left[c] == -1:
-                    np.testing.assert_allclose(tree.value[a], s.value[c].ravel(), atol=1e-12)
-                else:
-                    below += [s.children_left[c], s.children_right[c]]
-            pure_splits += 1
-            continue
-        assert (tree.left[a] == -1) == (s.children_left[b] == -1), f"node {a}: leaf mismatch"
-        assert tree.n_node_samples[a] == s.n_node_samples[b]
-        if tree.left[a] == -1:
-            np.testing.assert_allclose(tree.value[a], s.value[b].ravel(), rtol=1e-9, atol=1e-12)
-            continue
-        if (tree.feature[a] != s.feature[b] or tree.threshold[a] != s.threshold[b]
-                or tree.missing_go_left[a] != s.missing_go_to_left[b]):
-            rows = _rows_at(tree, X, a)
-            Xn, yn, wn = X[rows], codes[rows], w[rows]
-
-            def goes_left(f, t, mgl):
-                x = Xn[:, f]
-                return np.where(np.isnan(x), bool(mgl), x <= t)
-
-            ours = split_score(criterion, yn, wn, goes_left(
-                tree.feature[a], tree.threshold[a], tree.missing_go_left[a]), n_classes)
-            theirs = split_score(criterion, yn, wn, goes_left(
-                s.feature[b], s.threshold[b], s.missing_go_to_left[b]), n_classes)
-            np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
-            ties += 1
-            continue
-        stack.append((tree.left[a], s.children_left[b]))
-        stack.append((tree.right[a], s.children_right[b]))
-    return ties, pure_splits
 
 
 def _check(task, name, loader, criterion, g, continuous_weights=False):
