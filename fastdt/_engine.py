@@ -109,8 +109,27 @@ def prepare(X, y, sample_weight=None, params=None):
     if task == "regression" and p["class_weight"] is not None:
         raise ValueError("class_weight applies to classification only")
     sw = _input.check_sample_weight(sample_weight, n)
+    cols = _input.output_columns(y, n)  # several outputs: one tree for all of them
+    ymul = offs = None
+    if cols is not None:
+        _check_multi_output(splitter, mode, p, criterion, _input.n_categories_of(categories))
 
-    if task == "classification":
+    if task == "classification" and cols is not None:
+        found = [_input.check_y_classification(c, n) for c in cols]
+        classes = [c for c, _ in found]
+        codes = np.column_stack([t for _, t in found])
+        cw = _input.class_weights_multi(p["class_weight"], classes, codes)
+        if cw is not None:
+            sw = sw * cw
+            if not sw.sum() > 0:
+                raise ValueError("class_weight leaves every sample with zero weight")
+        crit = CRITERIA_CLF[criterion]
+        sizes = [len(c) for c in classes]
+        n_stats = int(sum(sizes))
+        offs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        ymul = codes.astype(np.float64)
+        target = codes[:, 0]
+    elif task == "classification":
         classes, target = _input.check_y_classification(y, n)  # int32 class codes
         cw = _input.class_weights(p["class_weight"], classes, target)
         if cw is not None:
@@ -121,14 +140,20 @@ def prepare(X, y, sample_weight=None, params=None):
         n_stats = len(classes)
     else:
         classes = None
-        target = _input.check_y_regression(y, n)
+        if cols is not None:
+            ymul = np.column_stack([_input.check_y_regression(c, n) for c in cols])
+            offs = np.arange(0, 3 * ymul.shape[1] + 1, 3, dtype=np.int64)
+            target = ymul[:, 0].copy()
+        else:
+            target = _input.check_y_regression(y, n)
         crit = CRITERIA_REG[criterion]
         if crit == POISSON:
-            if np.any(target < 0) or not (target * sw).sum() > 0:
+            ys_all = target[:, None] if ymul is None else ymul
+            if np.any(ys_all < 0) or not np.all((ys_all * sw[:, None]).sum(axis=0) > 0):
                 raise ValueError(
                     "criterion='poisson' needs y >= 0 with a positive (weighted) sum"
                 )
-        n_stats = 3
+        n_stats = 3 if ymul is None else 3 * ymul.shape[1]
         if crit == ABSOLUTE_ERROR:
             _check_absolute_error(splitter, mode, p, n_categories=_input.n_categories_of(categories))
 
@@ -142,12 +167,16 @@ def prepare(X, y, sample_weight=None, params=None):
         positive = sw > 0
         target = target[positive]
         sw = sw[positive]
+        if ymul is not None:
+            ymul = np.ascontiguousarray(ymul[positive])
     # None: every weight is 1 (fractional rows need weights of their own)
     has_nan = Xa is not None and mode == 1 and bool(np.isnan(Xa).any())
     prep.weights = sw if np.any(sw != 1.0) or has_nan else None
     prep.task, prep.criterion, prep.crit = task, criterion, crit
     prep.is_clf = task == "classification"
     prep.classes, prep.target, prep.n_stats = classes, target, n_stats
+    prep.ymul, prep.offs = ymul, offs
+    prep.n_outputs = 1 if ymul is None else ymul.shape[1]
     prep.splitter, prep.mode, prep.max_surrogates = splitter, mode, p["max_surrogates"]
     prep.n_features, prep.categories = n_features, categories
     prep.n_categories = _input.n_categories_of(categories)
@@ -168,8 +197,25 @@ def prepare(X, y, sample_weight=None, params=None):
         from ._exact import presort
 
         prep.X = Xa if positive is None else np.ascontiguousarray(Xa[positive])
-        prep.layout = presort(prep.X, target, prep.weights, whole_rows=mode == 1)
+        prep.layout = presort(prep.X, target, prep.weights, whole_rows=mode == 1,
+                              other_targets=None if ymul is None else ymul[:, 1:])
     return prep
+
+
+def _check_multi_output(splitter, mode, p, criterion, n_categories):
+    """What several outputs do not do yet, refused before any kernel."""
+    if splitter == "hist":
+        raise ValueError("y has several outputs: use splitter='best' or 'random' (the "
+                         "histogram splitter grows single-output trees)")
+    if mode != 0:
+        raise ValueError("y has several outputs: missing='learn' only")
+    if np.any(n_categories > 0):
+        raise ValueError("y has several outputs: categorical features are not supported "
+                         "with several outputs yet; encode them as numbers")
+    if criterion in ("absolute_error", "gain_ratio"):
+        raise ValueError(f"criterion={criterion!r} does not support several outputs yet")
+    if p["monotonic_cst"] is not None:
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
 
 
 def _check_absolute_error(splitter, mode, p, n_categories):
@@ -239,7 +285,7 @@ def grow(prep, *, copy=True, seed=None):
         splitter = ExactSplitter(
             prep.X, layout, mode=prep.mode, max_surrogates=prep.max_surrogates,
             random_seed=seed if prep.splitter == "random" else None, mono=prep.mono,
-            **common)
+            ymul=prep.ymul, offs=prep.offs, **common)
         max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
     return run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
@@ -248,7 +294,7 @@ def grow(prep, *, copy=True, seed=None):
         min_samples_leaf=lim["min_samples_leaf"], min_weight_leaf=lim["min_weight_leaf"],
         min_impurity_decrease=lim["min_impurity_decrease"],
         max_features=lim["max_features"], max_leaf_nodes=lim["max_leaf_nodes"],
-        seed=seed, monotonic_cst=prep.mono,
+        seed=seed, monotonic_cst=prep.mono, offs=prep.offs,
     )
 
 
@@ -260,8 +306,8 @@ def assemble(prep, raw):
         value = stats / wn[:, None]
     elif prep.crit == ABSOLUTE_ERROR:  # the weighted median
         value = stats[:, 2:3].copy()
-    else:
-        value = (stats[:, 1] / wn)[:, None]
+    else:  # every output's mean (blocks of [w, sum w*y, ...])
+        value = stats[:, 1::3] / wn[:, None]
     if prep.mono is not None:  # scikit-learn's clipping: class 0, or the mean
         value[:, 0] = np.clip(value[:, 0], bounds[:, 0], bounds[:, 1])
         if prep.is_clf:
@@ -283,6 +329,7 @@ def assemble(prep, raw):
     }
     return Tree(
         arrays, task=prep.task, n_features=prep.n_features, classes=prep.classes,
+        n_outputs=prep.n_outputs,
         feature_names=prep.feature_names, categories=prep.categories,
         criterion=prep.criterion, params=dict(prep.record), format_version=FORMAT_VERSION,
     )

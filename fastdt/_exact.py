@@ -25,6 +25,7 @@ from ._exact_scan import (
 )
 from ._grow import Splits, choose
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
+from ._multi import children_multi, root_multi
 from ._criteria import node_weights
 from ._parallel import run
 from ._sampling import node_seeds
@@ -45,7 +46,7 @@ def _row_hashes(X):
     return h
 
 
-def presort(X, target, weights, whole_rows=False):
+def presort(X, target, weights, whole_rows=False, other_targets=None):
     """The presorted layout ``(idx, xs, ys, ws)`` of the rows of ``X`` (see
     :mod:`fastdt._exact_scan`): every feature sorted once, ties in the order of
     ``(target, weights)`` (so that the order in which a scan adds up statistics does not
@@ -53,7 +54,8 @@ def presort(X, target, weights, whole_rows=False):
     has no columns). ``whole_rows`` (``missing="fractional"``, where rows tied on a
     feature, a target and a weight may later carry different fractions of their weight):
     ties are ordered by the rest of the row too (:func:`_row_hashes`), so that the sums
-    do not depend on the order of the rows either."""
+    do not depend on the order of the rows either. ``other_targets`` (several outputs):
+    the other outputs' columns, ordering ties after the first."""
     n, n_features = X.shape
     sw = np.empty(0) if weights is None else weights
     idx = np.empty((n_features, n), dtype=ID_DTYPE)
@@ -61,6 +63,8 @@ def presort(X, target, weights, whole_rows=False):
     ys = np.empty((n_features, n), dtype=np.float64)
     ws = np.empty((n_features, n if weights is not None else 0), dtype=np.float64)
     keys = [target] if weights is None else [weights, target]
+    if other_targets is not None:
+        keys[:0] = [other_targets[:, k] for k in range(other_targets.shape[1])]
     if whole_rows:
         keys.insert(0, _row_hashes(X))
     base = (np.argsort(target, kind="stable") if len(keys) == 1
@@ -94,11 +98,14 @@ class ExactSplitter:
         drawn from this seed and the node's id (:func:`fastdt._sampling.node_seeds`).
     mono : None or int8 ndarray [F]
         Monotonic constraints for the kernels (classification: flipped to class 0).
+    ymul, offs : None, or float64 [n, K] and int64 [K + 1]
+        Several outputs: the targets of every row and the statistics' blocks
+        (:mod:`fastdt._multi`).
     """
 
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
-                 mono=None):
+                 mono=None, ymul=None, offs=None):
         n, n_features = X.shape
         self.n, self.n_features = n, n_features
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
@@ -115,6 +122,8 @@ class ExactSplitter:
         self.sur_rows = X if mode == 2 else None
         self.random_seed = random_seed
         self.mono = mono
+        self.ymul = ymul
+        self.offs = offs if offs is not None else np.zeros(2, dtype=np.int64)
         self.mae_rank = None  # absolute error: the target-sorted row and the ranks
         if crit == ABSOLUTE_ERROR:
             y, w = self.ys[0], self.ws[0]  # any feature row holds every target and weight
@@ -134,6 +143,10 @@ class ExactSplitter:
         if self.mae_rank is not None:
             i_y, _, y_y, w_y = self.ylay
             root_absolute(i_y, y_y, w_y, self.mae_rank, out)
+            return out
+        if self.ymul is not None:
+            root_multi(self.idx[0], self.ws[0], self.is_clf, self.crit, self.ymul, self.offs,
+                       out)
             return out
         root_stats(self.ys[0], self.ws[0], self.is_clf, self.crit, out)
         return out
@@ -161,8 +174,8 @@ class ExactSplitter:
             scan_stats, nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             self.is_clf, self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
             self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,
-            self.ylay[2] if mae else np.empty(0), t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat,
-            t_mae)
+            self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, t_proxy, t_nl, t_thr,
+            t_nc, t_mgl, t_cat, t_mae)
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
@@ -175,6 +188,9 @@ class ExactSplitter:
         run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
             sp.threshold, sp.mgl, sp.cat, self.n_categories, self.is_clf, self.crit,
             self.mode, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
+        if self.ymul is not None:  # every output's statistics of the children
+            run(children_multi, k, rows, self.idx, self.ws, scan, feat, self.side,
+                self.is_clf, self.crit, self.ymul, self.offs, sp.lst, sp.rst)
         if mae:  # [w, absolute error, median] of the children, from the scan
             f = feat[has]
             sp.lst[has, 1], sp.lst[has, 2] = t_mae[has, f, 0], t_mae[has, f, 1]

@@ -43,6 +43,7 @@ from ._absolute import scan_absolute
 from ._categorical import categorical_split, random_partition
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, POISSON
 from ._jit import INLINE, JIT
+from ._multi import scan_multi
 from ._sampling import uniform_draw
 from ._criteria import (
     impurity, monotone_ok, node_weight, present_score, score_candidate, split_threshold,
@@ -585,8 +586,8 @@ def _scan_categorical(
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
     scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
-    mono, bounds, mae_rank, mae_y, out_proxy, out_nl, out_thr, out_nonconst, out_mgl,
-    out_cat, out_mae,
+    mono, bounds, mae_rank, mae_y, ymul, offs, out_proxy, out_nl, out_thr, out_nonconst,
+    out_mgl, out_cat, out_mae,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the features
     ``[lo, hi)``.
@@ -629,6 +630,9 @@ def scan_features(
         ``criterion="absolute_error"``: each row's rank by target in its node and the
         targets sorted within each node (:mod:`fastdt._absolute`); None: numba prunes
         that scan before typing.
+    ymul, offs : None or float64 [n_ids, K], int64 [K + 1]
+        Several outputs: every row's targets and the statistics' blocks
+        (:mod:`fastdt._multi`); None: numba prunes that scan before typing.
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
@@ -661,7 +665,7 @@ def scan_features(
                                        part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
         left = np.empty(n_stats)
         work = np.empty(n_stats)
-        miss = np.zeros(max(n_stats, 2))
+        miss = np.zeros(max(n_stats, 2))  # several outputs: any width
         tot_p = np.empty(n_stats)
         n_groups = 0  # categories and the missing group
         if cats is not None:
@@ -681,7 +685,16 @@ def scan_features(
         fwy = np.empty(m_max + 1)
         passes = np.empty((8, m_max))
         for k in range(scan.shape[0]):
-            if cats is not None and n_groups > 0:
+            if ymul is not None:
+                if rseed is not None:
+                    for j in range(2):
+                        draws[j] = uniform_draw(rseed[k], f, j)
+                proxy, nl, thr, nonconst, mgl = scan_multi(
+                    xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                    scan_w[k], is_clf, crit, min_samples_leaf, min_weight_leaf, ymul, offs,
+                    left, work, miss, rseed is not None, draws[0], draws[1],
+                )
+            elif cats is not None and n_groups > 0:
                 proxy, nl, nonconst, mgl = _scan_categorical(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,

@@ -28,6 +28,7 @@ import numpy as np
 
 from ._config import EPSILON, LEAF
 from ._criteria import node_weights
+from ._multi import node_weights_multi
 from ._sampling import choose_features
 from .tree import bfs_order
 
@@ -152,7 +153,7 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng):
 
 def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_features,
-         max_leaf_nodes, seed, monotonic_cst=None):
+         max_leaf_nodes, seed, monotonic_cst=None, offs=None):
     """Grow one tree with ``splitter``.
 
     Parameters
@@ -175,6 +176,8 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         Monotonic constraints as the kernels take them (classification: flipped to
         class 0); the children of a split on a constrained feature get bounds on either
         side of the mean of their values, as scikit-learn does.
+    offs : None or int64 ndarray [K + 1]
+        Several outputs: the blocks of the statistics (:mod:`fastdt._multi`).
 
     Returns
     -------
@@ -190,7 +193,8 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     root = nodes.add(1)
     nodes.stats[0] = splitter.root()
     w, imp = np.empty(1), np.empty(1)
-    node_weights(is_clf, crit, nodes.stats[:1], w, imp)
+    weigh = _weigher(is_clf, crit, offs)
+    weigh(nodes.stats[:1], w, imp)
     nodes.weighted_n_node_samples[0], nodes.impurity[0] = w[0], imp[0]
     nodes.n_node_samples[0] = nodes.end[0] = splitter.n
     open_ = root[_can_split(nodes, root, limits)]
@@ -201,7 +205,7 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     while True:
         if open_.shape[0]:
             ok = _candidates(splitter, nodes, open_, rng, max_features, w_total,
-                             min_impurity_decrease)
+                             min_impurity_decrease, weigh)
             splitter.release(open_[~ok])
             if best_first:
                 for node in open_[ok]:
@@ -233,7 +237,15 @@ def _can_split(nodes, ids, limits):
              | (nodes.impurity[ids] <= EPSILON))
 
 
-def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_decrease):
+def _weigher(is_clf, crit, offs):
+    """``weigh(stats, out_w, out_imp)``: the weight and impurity of nodes."""
+    if offs is None:
+        return lambda stats, w, imp: node_weights(is_clf, crit, stats, w, imp)
+    return lambda stats, w, imp: node_weights_multi(is_clf, crit, stats, offs, w, imp)
+
+
+def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_decrease,
+                weigh):
     """Find the best split of the open nodes ``ids`` and keep it as their candidate when
     it decreases the impurity enough; returns which nodes have one."""
     sp = splitter.find(ids, nodes, rng, max_features)
@@ -242,7 +254,7 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     wlr, implr = np.ones((2, k)), np.zeros((2, k))
     st = np.concatenate((sp.lst[has], sp.rst[has]))  # left children, then right ones
     w, imp = np.empty(st.shape[0]), np.empty(st.shape[0])
-    node_weights(splitter.is_clf, splitter.crit, st, w, imp)
+    weigh(st, w, imp)
     m = w.shape[0] // 2
     wlr[0, has], wlr[1, has] = w[:m], w[m:]
     implr[0, has], implr[1, has] = imp[:m], imp[m:]

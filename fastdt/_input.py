@@ -92,10 +92,12 @@ _check_random_state.text = "None, an int, a numpy RandomState or Generator"
 
 
 def _check_class_weight(v):
-    return v is None or v == "balanced" or isinstance(v, dict)
+    return (v is None or (isinstance(v, str) and v == "balanced") or isinstance(v, dict)
+            or (isinstance(v, (list, tuple)) and all(isinstance(d, dict) for d in v)))
 
 
-_check_class_weight.text = "None, 'balanced' or a dict {label: weight}"
+_check_class_weight.text = ("None, 'balanced', a dict {label: weight}, or a list of such "
+                            "dicts (one per output)")
 
 
 def _check_task(v):
@@ -305,10 +307,30 @@ def _column_y(y, n):
         )
         y = y.ravel()
     if y.ndim != 1:
-        raise ValueError(f"y must be 1-D (multi-output is not supported); got shape {y.shape}")
+        raise ValueError(f"y must be 1-D, or 2-D (n_samples, n_outputs) for several outputs; "
+                         f"got shape {y.shape}")
     if y.shape[0] != n:
         raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
     return y
+
+
+def output_columns(y, n):
+    """The columns of a ``y`` with several outputs (shape ``(n, K)``, ``K >= 2``; a
+    DataFrame keeps each column's dtype), or None for one output."""
+    if y is None or _is_sparse(y):
+        return None
+    if hasattr(y, "columns") and hasattr(y, "iloc"):  # a DataFrame
+        if y.shape[1] < 2:
+            return None
+        if y.shape[0] != n:
+            raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
+        return [y.iloc[:, k].to_numpy() for k in range(y.shape[1])]
+    a = np.asarray(y)
+    if a.ndim != 2 or a.shape[1] < 2:
+        return None
+    if a.shape[0] != n:
+        raise ValueError(f"X has {n} samples but y has {a.shape[0]}; they must match")
+    return [a[:, k] for k in range(a.shape[1])]
 
 
 def check_y_classification(y, n):
@@ -533,10 +555,32 @@ def check_sample_weight(sample_weight, n):
     return sw
 
 
+def class_weights_multi(class_weight, classes, codes):
+    """Per-sample multipliers for several outputs: the product over outputs, as
+    scikit-learn's ``compute_sample_weight`` (``class_weight`` None, 'balanced' or one
+    dict per output)."""
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, dict):
+        raise ValueError("with several outputs, class_weight must be 'balanced' or a list "
+                         "of dicts, one per output")
+    if not isinstance(class_weight, str) and len(class_weight) != len(classes):
+        raise ValueError(f"class_weight has {len(class_weight)} dicts for {len(classes)} "
+                         "outputs; give one per output")
+    out = np.ones(codes.shape[0])
+    for k in range(len(classes)):
+        cw = class_weight if isinstance(class_weight, str) else class_weight[k]
+        out *= class_weights(cw, classes[k], codes[:, k])
+    return out
+
+
 def class_weights(class_weight, classes, codes):
     """Per-sample multipliers from ``class_weight`` (None, 'balanced' or a dict)."""
     if class_weight is None:
         return None
+    if isinstance(class_weight, (list, tuple)):
+        raise ValueError("class_weight is a list (one dict per output), but y has one "
+                         "output; give a dict")
     if class_weight == "balanced":
         counts = np.bincount(codes, minlength=len(classes)).astype(np.float64)
         per_class = codes.shape[0] / (len(classes) * counts)

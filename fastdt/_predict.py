@@ -16,6 +16,15 @@ def check_tree(tree):
         raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
 
 
+def single_output(tree, what):
+    """A ``ValueError`` for a tool that handles one output, given a tree (or a fitted
+    estimator) with several; anything else is left to the tool's own checks."""
+    tree = getattr(tree, "tree_", tree)
+    if isinstance(tree, Tree) and tree.n_outputs > 1:
+        raise ValueError(f"{what} handles trees with one output; this tree has "
+                         f"{tree.n_outputs}")
+
+
 def X_for(tree, X, estimator_name=None):
     """``(X as the kernels take it, whether it holds NaN)``."""
     check_tree(tree)

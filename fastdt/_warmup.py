@@ -12,7 +12,8 @@ Groups (:data:`GROUPS`), in order:
 =============  ============================================================================
 ``exact``      exact fits (classification, regression, weights, ``max_leaf_nodes``,
                ``max_features``, ``splitter="random"``, ``monotonic_cst``,
-               ``criterion="absolute_error"``) and the numeric prediction kernels
+               ``criterion="absolute_error"``, several outputs) and the numeric
+               prediction kernels
 ``hist``       histogram fits (binning, uint8 and uint16 codes)
 ``categorical`` categorical features and missing values (``missing="learn"``), every
                splitter, and the prediction kernels of such trees
@@ -57,15 +58,20 @@ def _exact():
             fastdt.fit(X, target, sample_weight=w, max_depth=3, max_leaf_nodes=5,
                        max_features=2, random_state=0)
             fastdt.fit(X, target, max_depth=3, splitter="random", random_state=0)
-            for splitter in ("best", "random"):  # absolute error
-                fastdt.fit(X, X[:, 1].astype(np.float64), sample_weight=w, max_depth=3,
-                           splitter=splitter, criterion="absolute_error", random_state=0)
             for splitter in ("best", "random", "hist"):  # monotonic constraints
                 fastdt.fit(X, target, max_depth=3, splitter=splitter,
                            monotonic_cst=[1, 0, 0, -1])
             fastdt.predict(t, X)
             fastdt.apply(t, X)
             value_batch(t.arrays, X, np.empty((X.shape[0], t.n_values)))  # public kernel
+        for splitter in ("best", "random"):
+            # several outputs (classification, regression), with missing values
+            for Y in (np.column_stack([y, (X[:, 2] > 0).astype(np.int64)]),
+                      np.column_stack([X[:, 1], X[:, 2]]).astype(np.float64)):
+                fastdt.predict(fastdt.fit(_with_holes(X, rng), Y, sample_weight=w,
+                                          max_depth=3, splitter=splitter, random_state=0), X)
+            fastdt.fit(X, X[:, 1].astype(np.float64), sample_weight=w, max_depth=3,
+                       splitter=splitter, criterion="absolute_error", random_state=0)
 
 
 def _hist():

@@ -60,20 +60,33 @@ def apply(tree, X, *, _estimator_name=None):
 
 
 def predict_proba(tree, X, *, _estimator_name=None):
-    """Class probabilities (weighted class fractions of the leaf), shape (n, n_classes)."""
+    """Class probabilities (weighted class fractions of the leaf), shape (n, n_classes);
+    with several outputs, a list of one such array per output."""
     _predict.check_tree(tree)
     if tree.task != "classification":
         raise ValueError("predict_proba needs a classification tree")
-    return _predict.values(tree, X, _estimator_name)
+    values = _predict.values(tree, X, _estimator_name)
+    if tree.n_outputs == 1:
+        return values
+    off = tree.value_offsets
+    return [np.ascontiguousarray(values[:, off[k]:off[k + 1]]) for k in range(tree.n_outputs)]
 
 
 def predict(tree, X, *, _estimator_name=None):
-    """Predicted class labels (original label type) or regression values."""
+    """Predicted class labels (original label type) or regression values; with several
+    outputs, shape (n, n_outputs)."""
     _predict.check_tree(tree)
     values = _predict.values(tree, X, _estimator_name)
     if tree.task == "classification":
-        return tree.classes[np.argmax(values, axis=1)]
-    return values[:, 0]
+        if tree.n_outputs == 1:
+            return tree.classes[np.argmax(values, axis=1)]
+        off = tree.value_offsets
+        cols = [tree.classes[k][np.argmax(values[:, off[k]:off[k + 1]], axis=1)]
+                for k in range(tree.n_outputs)]
+        dtypes = {c.dtype for c in cols}
+        return np.column_stack(cols) if len(dtypes) == 1 else np.column_stack(
+            [c.astype(object) for c in cols])
+    return values[:, 0] if tree.n_outputs == 1 else values
 
 
 def decision_path(tree, X, *, _estimator_name=None):

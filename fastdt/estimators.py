@@ -177,7 +177,9 @@ class _BaseTree:
         is_clf = self._estimator_type == "classifier"
         return Tags(
             estimator_type=self._estimator_type,
-            target_tags=TargetTags(required=True, multi_output=False, single_output=True),
+            # several outputs: the exact and random splitters (not histograms, yet)
+            target_tags=TargetTags(required=True, multi_output=self.splitter != "hist",
+                                   single_output=True),
             classifier_tags=ClassifierTags() if is_clf else None,
             regressor_tags=None if is_clf else RegressorTags(),
             input_tags=InputTags(allow_nan=True, sparse=False),
@@ -204,6 +206,7 @@ class _BaseTree:
         params = self.get_params(deep=False)
         tree = api.fit(X, y, sample_weight=sample_weight, task=self._task, **params)
         self.tree_ = tree
+        self.n_outputs_ = tree.n_outputs
         self.n_features_in_ = tree.n_features
         if tree.feature_names is not None:
             self.feature_names_in_ = np.asarray(tree.feature_names, dtype=object)
@@ -541,7 +544,10 @@ class DecisionTreeClassifier(_BaseTree):
         """
         tree = self._fit(X, y, sample_weight)
         self.classes_ = tree.classes
-        self.n_classes_ = int(tree.classes.shape[0])
+        if tree.n_outputs == 1:
+            self.n_classes_ = int(tree.classes.shape[0])
+        else:  # one entry per output, as scikit-learn
+            self.n_classes_ = [int(c.shape[0]) for c in tree.classes]
         return self
 
     def predict_proba(self, X):
@@ -575,6 +581,8 @@ class DecisionTreeClassifier(_BaseTree):
         """
         proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
+            if isinstance(proba, list):  # several outputs
+                return [np.log(p) for p in proba]
             return np.log(proba)
 
     def score(self, X, y, sample_weight=None):
@@ -592,14 +600,18 @@ class DecisionTreeClassifier(_BaseTree):
         Returns
         -------
         score : float
-            Fraction (weighted by ``sample_weight``) of correctly predicted samples.
+            Fraction (weighted by ``sample_weight``) of correctly predicted samples;
+            with several outputs, of samples whose every output is right (subset
+            accuracy).
         """
         y = _target_1d(y)
         pred = self.predict(X)
         if y.shape != pred.shape:
             raise ValueError(f"y has shape {y.shape}; expected {pred.shape}")
-        correct = (pred == y).astype(np.float64)
-        return float(np.average(correct, weights=sample_weight))
+        correct = (pred == y)
+        if correct.ndim == 2:
+            correct = correct.all(axis=1)
+        return float(np.average(correct.astype(np.float64), weights=sample_weight))
 
 
 class DecisionTreeRegressor(_BaseTree):
@@ -789,13 +801,20 @@ class DecisionTreeRegressor(_BaseTree):
         pred = self.predict(X)
         if y.shape != pred.shape:
             raise ValueError(f"y has shape {y.shape}; expected {pred.shape}")
-        w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        numerator = float(np.sum(w * (y - pred) ** 2))
-        mean = np.average(y, weights=w)
-        denominator = float(np.sum(w * (y - mean) ** 2))
-        if denominator == 0.0:
-            return 1.0 if numerator == 0.0 else 0.0
-        return 1.0 - numerator / denominator
+        if y.ndim == 2:  # several outputs: the mean of their R^2, as scikit-learn
+            return float(np.mean([_r2(y[:, k], pred[:, k], sample_weight)
+                                  for k in range(y.shape[1])]))
+        return _r2(y, pred, sample_weight)
+
+
+def _r2(y, pred, sample_weight):
+    w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    numerator = float(np.sum(w * (y - pred) ** 2))
+    mean = np.average(y, weights=w)
+    denominator = float(np.sum(w * (y - mean) ** 2))
+    if denominator == 0.0:
+        return 1.0 if numerator == 0.0 else 0.0
+    return 1.0 - numerator / denominator
 
 
 def _with_defaults(cls, name, doc, **defaults):

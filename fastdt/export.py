@@ -103,12 +103,12 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
 
     def leaf_line(node):
         if classification:
-            text = f"class: {labels[int(np.argmax(tree.value[node]))]}"
+            text = f"class: {_shown(_predicted_class(tree, node, labels))}"
             if show_weights:
                 w = tree.value[node] * tree.weighted_n_node_samples[node]
                 text = f"weights: [{', '.join(number(x) for x in w)}] {text}"
             return text
-        return f"value: [{number(tree.value[node, 0])}]"
+        return f"value: [{', '.join(number(v) for v in tree.value[node])}]"
 
     heights = _subtree_heights(tree) if limit is not None else None
     if tree.left[0] == LEAF:  # a single-leaf tree
@@ -168,6 +168,11 @@ def _feature_names(tree, feature_names):
 
 def _class_names(tree, class_names):
     n_classes = tree.value.shape[1]
+    if tree.n_outputs > 1:  # one list of names per output
+        if class_names is not None:
+            raise ValueError("class_names applies to trees with one output; this tree "
+                             f"has {tree.n_outputs} (their classes are named as fitted)")
+        return [[str(c) for c in classes] for classes in tree.classes]
     if class_names is None:
         return [str(c) for c in tree.classes]
     if isinstance(class_names, str):
@@ -251,9 +256,24 @@ def _left_categories(tree, node, f):
     return out
 
 
+def _predicted_class(tree, node, labels):
+    """The class a node predicts (a list of one per output with several)."""
+    if tree.n_outputs == 1:
+        return labels[int(np.argmax(tree.value[node]))]
+    off = tree.value_offsets
+    return [labels[k][int(np.argmax(tree.value[node, off[k]:off[k + 1]]))]
+            for k in range(tree.n_outputs)]
+
+
+def _shown(v):
+    return v if isinstance(v, str) else f"[{', '.join(v)}]"
+
+
 def _leaf_text(tree, node, labels, number):
     if tree.task == "classification":
-        return f"class: {labels[int(np.argmax(tree.value[node]))]}"
+        return f"class: {_shown(_predicted_class(tree, node, labels))}"
+    if tree.n_outputs > 1:
+        return f"value: [{', '.join(number(v) for v in tree.value[node])}]"
     return f"value: {number(tree.value[node, 0])}"
 
 
@@ -308,7 +328,7 @@ def to_dict(tree, *, feature_names=None, class_names=None):
             "value": [float(v) for v in tree.value[node]],
         })
         if labels is not None:
-            d["class"] = labels[int(np.argmax(tree.value[node]))]
+            d["class"] = _predicted_class(tree, node, labels)
         if tree.left[node] == LEAF:
             continue
         f = int(tree.feature[node])
@@ -330,7 +350,8 @@ def to_dict(tree, *, feature_names=None, class_names=None):
         stack.append((int(tree.left[node]), d["left"]))
     return {
         "task": tree.task, "criterion": tree.criterion,
-        "classes": None if tree.classes is None else tree.classes.tolist(),
+        "classes": (None if tree.classes is None else tree.classes.tolist()
+                    if tree.n_outputs == 1 else [c.tolist() for c in tree.classes]),
         "feature_names": names, "tree": out,
     }
 

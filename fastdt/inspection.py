@@ -4,6 +4,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._predict import single_output
 from ._config import LEAF
 from .export import _subtree_heights, _tree_of
 from .tree import Tree
@@ -150,6 +151,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
     ValueError
         If ``n_repeats`` is not an int >= 1, or ``X`` and ``y`` differ in length.
     """
+    single_output(tree, "permutation_importance")
     from . import _input
     from ._permute import first_reader, permuted_numeric, permuted_predictions
     from ._predict import X_for, leaves, numeric_route
@@ -299,6 +301,7 @@ def explain(tree, X, *, feature_names=None, class_names=None, decimals=3, _estim
     >>> print(fastdt.explain(tree, [[2.5]], feature_names=["x"])[0])
     x = 2.5 > 1.500 -> b (2 samples, p=1.00)
     """
+    single_output(tree, "explain")
     from ._predict import X_for, decision_path, values
     from .export import _options, _split_text
 

@@ -9,6 +9,7 @@ the left child are labelled ``True``, to the right ``False``, as in the DOT expo
 
 import numpy as np
 
+from ._predict import single_output
 from ._config import LEAF
 from .export import _check_max_depth, _node_lines, _options
 
@@ -84,6 +85,7 @@ def plot_tree(tree, *, feature_names=None, class_names=None, max_depth=None, fil
     >>> boxes[0].get_text().splitlines()[0]
     'x <= 1.500'
     """
+    single_output(tree, "plot_tree")
     try:
         import matplotlib
         from matplotlib.axes import Axes

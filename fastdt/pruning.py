@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _engine, _input
-from ._predict import X_for
+from ._predict import X_for, single_output
 from ._config import LEAF
 from .export import _tree_of
 from .tree import Tree, bfs_order, empty_extras
@@ -215,6 +215,7 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
     if not isinstance(shuffle, (bool, np.bool_)):
         raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
     full = _engine.build(X, y, sample_weight, fit_params)[0]  # also checks everything
+    single_output(full, "ccp_cv")
     alphas = cost_complexity_pruning_path(full).ccp_alphas
     is_clf = full.task == "classification"
     with warnings.catch_warnings():  # the fit above has warned about X already
@@ -283,6 +284,7 @@ def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
     Tree
         A new, compact Tree.
     """
+    single_output(tree, "prune_reduced_error")
     tree = _tree_of(tree)
     Xa, has_nan = X_for(tree, X_val)
     n = Xa.shape[0]
@@ -360,6 +362,7 @@ def _subtree(tree, keep, **params):
         "surrogate_left_if_le": tree.surrogate_left_if_le[rows].copy(),
     })
     return Tree(arrays, task=tree.task, n_features=tree.n_features, classes=tree.classes,
+                n_outputs=tree.n_outputs,
                 feature_names=tree.feature_names, categories=tree.categories,
                 criterion=tree.criterion, params={**tree.params, **params},
                 format_version=tree.format_version).validate()

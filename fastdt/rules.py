@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import _input
+from ._predict import single_output
 from ._config import CODE_DTYPE, LEAF, PESSIMISTIC, VALIDATION
 from .export import _feature_names, _left_categories, _tree_of
 
@@ -183,6 +184,7 @@ def extract(tree, *, feature_names=None, simplify=True):
     IF x <= 1.500 THEN class = 0  (confidence 1.000, support 2)
     IF x > 1.500 THEN class = 1  (confidence 1.000, support 2)
     """
+    single_output(tree, "rules.extract")
     tree = _tree_of(tree)
     names = _feature_names(tree, feature_names)
     classification = tree.task == "classification"

@@ -77,9 +77,12 @@ class Tree:
         The node arrays (README, "The tree format").
     task : {"classification", "regression"}
     n_features : int
-    classes : ndarray or None
+    classes : ndarray, list of ndarray, or None
         Original class labels (classification); ``value[:, k]`` is the weighted
-        fraction of ``classes[k]``.
+        fraction of ``classes[k]``. With several outputs, one array per output, and
+        ``value`` holds their blocks one after another (:attr:`value_offsets`).
+    n_outputs : int
+        Outputs of the tree (``y`` of shape ``(n, n_outputs)``); 1 for most trees.
     feature_names : list of str or None
     categories : list or None
         Per feature, ``None`` for a numeric feature, or the list of its category levels
@@ -92,12 +95,14 @@ class Tree:
     """
 
     def __init__(self, arrays, *, task, n_features, classes=None, feature_names=None,
-                 categories=None, criterion=None, params=None, format_version=FORMAT_VERSION):
+                 categories=None, criterion=None, params=None, format_version=FORMAT_VERSION,
+                 n_outputs=1):
         for name in FIELDS:
             setattr(self, name, _writeable(arrays[name]))
         self.task = task
         self.n_features = int(n_features)
         self.classes = classes
+        self.n_outputs = int(n_outputs)
         self.feature_names = None if feature_names is None else list(feature_names)
         if categories is not None and all(c is None for c in categories):
             categories = None
@@ -137,6 +142,18 @@ class Tree:
     def n_values(self):
         return int(self.value.shape[1])
 
+    @property
+    def value_offsets(self):
+        """int64 ``[n_outputs + 1]``: output ``k`` owns ``value[:, off[k]:off[k + 1]]``
+        (its class fractions, or its one mean)."""
+        if self.n_outputs == 1:
+            return np.array([0, self.n_values], dtype=np.int64)
+        if self.task == "classification":
+            sizes = [len(c) for c in self.classes]
+        else:
+            sizes = [1] * self.n_outputs
+        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
     def __repr__(self):
         return (f"Tree(task={self.task!r}, criterion={self.criterion!r}, "
                 f"n_features={self.n_features}, node_count={self.node_count}, "
@@ -159,6 +176,7 @@ class Tree:
         return state
 
     def __setstate__(self, state):
+        state.setdefault("n_outputs", 1)  # pickled before several outputs
         self.__dict__.update(state)
         for name in FIELDS:
             setattr(self, name, _writeable(getattr(self, name, None)))
@@ -170,7 +188,10 @@ class Tree:
             "format_version": self.format_version,
             "task": self.task,
             "n_features": self.n_features,
-            "classes": _encode_classes(self.classes),
+            "classes": (_encode_classes(self.classes) if self.n_outputs == 1
+                        or self.classes is None
+                        else [_encode_classes(c) for c in self.classes]),
+            "n_outputs": self.n_outputs,
             "feature_names": self.feature_names,
             "categories": self.categories,
             "criterion": self.criterion,
@@ -256,11 +277,24 @@ def _from_contents(contents, where):
         raise ValueError(f"{where}: categories must be null or a list of null or level lists")
     if not isinstance(meta["task"], str) or not (meta["criterion"] is None or isinstance(meta["criterion"], str)):
         raise ValueError(f"{where}: task must be one of {TASKS}; criterion a string")
+    n_outputs = meta.get("n_outputs", 1)  # absent in files written before several outputs
+    if not isinstance(n_outputs, int) or isinstance(n_outputs, bool) or not 1 <= n_outputs <= 2**20:
+        raise ValueError(f"{where}: n_outputs must be a positive integer")
+    enc = meta["classes"]
+    if n_outputs > 1 and enc is not None:
+        if not isinstance(enc, list) or len(enc) != n_outputs:
+            raise ValueError(f"{where}: classes must be one entry per output")
+        classes = [_decode_classes(c, where) for c in enc]
+        if any(c is None for c in classes):
+            raise ValueError(f"{where}: classes must be one entry per output")
+    else:
+        classes = _decode_classes(enc, where)
     tree = Tree(
         {k: contents[k] for k in FIELDS},
         task=meta["task"],
         n_features=n_features,
-        classes=_decode_classes(meta["classes"], where),
+        classes=classes,
+        n_outputs=n_outputs,
         feature_names=meta["feature_names"],
         categories=categories,
         criterion=meta["criterion"],
@@ -355,11 +389,21 @@ def _validate(t):
     if t.feature_names is not None:
         if len(t.feature_names) != nf or not all(isinstance(s, str) for s in t.feature_names):
             _fail("feature_names must be n_features strings")
-    if t.task == "classification":
-        if t.classes is None or t.classes.ndim != 1 or t.classes.shape[0] != t.value.shape[1]:
+    if not isinstance(t.n_outputs, int) or t.n_outputs < 1:
+        _fail("n_outputs must be a positive integer")
+    if t.task == "classification" and t.n_outputs > 1:
+        if (not isinstance(t.classes, list) or len(t.classes) != t.n_outputs
+                or not all(isinstance(c, np.ndarray) and c.ndim == 1 and c.shape[0] >= 1
+                           for c in t.classes)
+                or sum(c.shape[0] for c in t.classes) != t.value.shape[1]):
+            _fail("a classification tree with several outputs needs one array of class "
+                  "labels per output, one label per value column")
+    elif t.task == "classification":
+        if (not isinstance(t.classes, np.ndarray) or t.classes.ndim != 1
+                or t.classes.shape[0] != t.value.shape[1]):
             _fail("classification trees need one class label per value column")
-    elif t.classes is not None or t.value.shape[1] != 1:
-        _fail("regression trees have one value column and no classes")
+    elif t.classes is not None or t.value.shape[1] != t.n_outputs:
+        _fail("regression trees have one value column per output and no classes")
 
     # structure: breadth-first ids, children as the format says
     leaf = t.left == LEAF
@@ -399,8 +443,10 @@ def _validate(t):
     if not np.all(np.isfinite(t.value)):
         _fail("value must be finite")
     if t.task == "classification":
-        if np.any(t.value < 0) or not np.allclose(t.value.sum(axis=1), 1.0, rtol=0, atol=1e-9):
-            _fail("class fractions in value must be >= 0 and sum to 1")
+        off = t.value_offsets
+        sums = np.add.reduceat(t.value, off[:-1], axis=1)  # each output's fractions
+        if np.any(t.value < 0) or not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+            _fail("class fractions in value must be >= 0 and sum to 1 (per output)")
     if np.any(np.isnan(t.impurity)):
         _fail("impurity must not be NaN")
     if np.any(t.n_node_samples < 0):

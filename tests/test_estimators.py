@@ -243,10 +243,12 @@ def test_sklearn_tags():
     assert ct.estimator_type == "classifier" and ct.classifier_tags is not None
     assert rt.estimator_type == "regressor" and rt.regressor_tags is not None
     for t in (ct, rt):
-        assert t.target_tags.required and not t.target_tags.multi_output
+        assert t.target_tags.required and t.target_tags.multi_output
         assert t.input_tags.allow_nan and not t.input_tags.sparse
     for Est in (DecisionTreeClassifier, DecisionTreeRegressor):  # both splitters take NaN
         assert get_tags(Est(splitter="hist")).input_tags.allow_nan
+        # several outputs: exact and random splits, not histograms (yet)
+        assert not get_tags(Est(splitter="hist")).target_tags.multi_output
 
 
 def test_no_sklearn_import_at_runtime():

@@ -80,9 +80,13 @@ def test_X_y_length_mismatch_regression(X, y_reg):
         fastdt.fit(X, np.append(y_reg, 0.0))
 
 
-def test_y_2d_multi_output(X):
-    with pytest.raises(ValueError, match="multi-output is not supported"):
-        fastdt.fit(X, np.zeros((N, 2), dtype=int))
+def test_y_2d_is_several_outputs_and_3d_is_refused(X):
+    tree = fastdt.fit(X, np.zeros((N, 2), dtype=int))  # two outputs (tests/test_multi_output.py)
+    assert tree.n_outputs == 2
+    with pytest.raises(ValueError, match="y must be 1-D"):
+        fastdt.fit(X, np.zeros((N, 2, 2), dtype=int))
+    with pytest.raises(ValueError, match=f"X has {N} samples but y has {N + 1}"):
+        fastdt.fit(X, np.zeros((N + 1, 2)))
 
 
 def test_y_none(X):

@@ -95,6 +95,11 @@ def test_signature_count():
             permutation_importance(tc, Xc.astype(dtype), y, n_repeats=1)
             fd.fit(X.astype(dtype), X[:, 1], max_depth=3, max_leaf_nodes=4, max_features=2,
                    random_state=0)
+            Y2 = np.column_stack([y, (X[:, 2] > 0).astype(int)])  # several outputs
+            Yr = np.column_stack([X[:, 1], X[:, 2]]).astype(np.float64)
+            for target in (Y2, Yr):
+                fd.fit(Xc.astype(dtype), target, max_depth=3, sample_weight=weights)
+                fd.fit(X.astype(dtype), target, max_depth=3, splitter="random", random_state=0)
             for splitter in ("best", "random"):  # absolute error, monotonic constraints
                 fd.fit(Xc.astype(dtype), X[:, 1], max_depth=3, criterion="absolute_error",
                        splitter=splitter, sample_weight=weights)
