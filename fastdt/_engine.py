@@ -204,32 +204,31 @@ def prepare(X, y, sample_weight=None, params=None):
 
 def _check_multi_output(splitter, mode, p, criterion, n_categories):
     """What several outputs do not do yet, refused before any kernel."""
-    if splitter == "hist":
-        raise ValueError("y has several outputs: use splitter='best' or 'random' (the "
-                         "histogram splitter grows single-output trees)")
-    if mode != 0:
-        raise ValueError("y has several outputs: missing='learn' only")
-    if np.any(n_categories > 0):
-        raise ValueError("y has several outputs: categorical features are not supported "
-                         "with several outputs yet; encode them as numbers")
     if criterion in ("absolute_error", "gain_ratio"):
         raise ValueError(f"criterion={criterion!r} does not support several outputs yet")
     if p["monotonic_cst"] is not None:
         raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+    _refuse_unsupported("y has several outputs", splitter, mode, n_categories,
+                        "the histogram splitter grows single-output trees")
 
 
 def _check_absolute_error(splitter, mode, p, n_categories):
     """What ``criterion="absolute_error"`` does not do yet, refused before any kernel."""
-    if splitter == "hist":
-        raise ValueError("criterion='absolute_error' needs splitter='best' or 'random': a "
-                         "histogram holds sums, and a median needs the rows themselves")
-    if mode != 0:
-        raise ValueError("criterion='absolute_error' supports missing='learn' only")
-    if np.any(n_categories > 0):
-        raise ValueError("criterion='absolute_error' does not support categorical "
-                         "features yet; encode them as numbers (e.g. ordinal codes)")
     if p["monotonic_cst"] is not None and np.any(np.asarray(p["monotonic_cst"]) != 0):
         raise ValueError("criterion='absolute_error' does not support monotonic_cst yet")
+    _refuse_unsupported("criterion='absolute_error'", splitter, mode, n_categories,
+                        "a histogram holds sums, and a median needs the rows themselves")
+
+
+def _refuse_unsupported(what, splitter, mode, n_categories, why_not_hist):
+    """The splitter, missing-value strategy and feature kinds ``what`` needs."""
+    if splitter == "hist":
+        raise ValueError(f"{what}: use splitter='best' or 'random' ({why_not_hist})")
+    if mode != 0:
+        raise ValueError(f"{what}: missing='learn' only")
+    if np.any(n_categories > 0):
+        raise ValueError(f"{what}: categorical features are not supported yet; encode "
+                         "them as numbers (e.g. ordinal codes)")
 
 
 def _record(p, criterion, task, splitter, dataset):

@@ -685,10 +685,10 @@ def scan_features(
         fwy = np.empty(m_max + 1)
         passes = np.empty((8, m_max))
         for k in range(scan.shape[0]):
+            if rseed is not None:
+                for j in range(2):  # the threshold's draw and the missing side's
+                    draws[j] = uniform_draw(rseed[k], f, j)
             if ymul is not None:
-                if rseed is not None:
-                    for j in range(2):
-                        draws[j] = uniform_draw(rseed[k], f, j)
                 proxy, nl, thr, nonconst, mgl = scan_multi(
                     xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], is_clf, crit, min_samples_leaf, min_weight_leaf, ymul, offs,
@@ -704,9 +704,6 @@ def scan_features(
                 )
                 thr = np.nan
             elif mae_rank is not None:
-                if rseed is not None:
-                    for j in range(2):
-                        draws[j] = uniform_draw(rseed[k], f, j)
                 proxy, nl, thr, nonconst, mgl = scan_absolute(
                     xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_w[k],
                     min_samples_leaf, min_weight_leaf, mae_rank, mae_y, fw, fwy, passes[0],
@@ -714,8 +711,6 @@ def scan_features(
                     passes[7], out_mae[k, f], rseed is not None, draws[0], draws[1],
                 )
             elif rseed is not None:
-                for j in range(2):  # the threshold's draw and the missing side's
-                    draws[j] = uniform_draw(rseed[k], f, j)
                 proxy, nl, thr, nonconst, mgl = _scan_random(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ._config import EPSILON, FEATURE_THRESHOLD, GINI, POISSON, SQUARED_ERROR
-from ._criteria import impurity, proxy_classification, split_threshold
+from ._criteria import gini_fraction, impurity, proxy_classification, split_threshold
 from ._jit import JIT
 
 
@@ -64,14 +64,7 @@ def proxy_multi(is_clf, crit, left, total, wl, wr, offs, work):
     fraction over every class column, the sums of squares of all outputs together)."""
     n_out = offs.shape[0] - 1
     if is_clf and crit == GINI:
-        sq_l = 0.0
-        sq_r = 0.0
-        for c in range(left.shape[0]):
-            lc = left[c]
-            rc = total[c] - lc
-            sq_l += lc * lc
-            sq_r += rc * rc
-        return sq_l * wr + sq_r * wl, wl * wr
+        return gini_fraction(left, total, wl, wr)
     if is_clf:  # entropy: the sum of -wl*H_l - wr*H_r (crit: never a literal)
         out = 0.0
         for k in range(n_out):

@@ -121,7 +121,7 @@ def test_n_log_n_split_search():
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"splitter": "hist"}, "needs splitter='best' or 'random'"),
+    ({"splitter": "hist"}, "use splitter='best' or 'random'"),
     ({"missing": "fractional"}, "missing='learn' only"),
     ({"categorical_features": [0]}, "categorical"),
     ({"monotonic_cst": [1, 0, 0, 0]}, "monotonic_cst"),
