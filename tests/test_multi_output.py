@@ -225,3 +225,25 @@ def test_single_output_tools_say_so():
                  lambda: fastdt.ccp_cv(X, Y, cv=2)):
         with pytest.raises(ValueError, match="this tree has 2"):
             call()
+
+
+def test_random_splits_route_rows_as_their_thresholds_say():
+    X, Y, _ = _clf_data(500, seed=4)
+    tree = fastdt.fit(X, Y, splitter="random", random_state=3, max_depth=6)
+    counts = np.zeros(tree.node_count, dtype=np.int64)
+    for row in X:
+        node = 0
+        counts[node] += 1
+        while tree.feature[node] >= 0:
+            node = (tree.left[node] if row[tree.feature[node]] <= tree.threshold[node]
+                    else tree.right[node])
+            counts[node] += 1
+    np.testing.assert_array_equal(counts, tree.n_node_samples)
+    leaf = fastdt.apply(tree, X)
+    off = tree.value_offsets
+    for node in np.unique(leaf):
+        rows = leaf == node
+        for k in range(2):  # each output's class fractions of the leaf's rows
+            codes = np.searchsorted(tree.classes[k], Y[rows, k])
+            expect = np.bincount(codes, minlength=off[k + 1] - off[k]) / rows.sum()
+            np.testing.assert_allclose(tree.value[node, off[k]:off[k + 1]], expect)
