@@ -514,15 +514,16 @@ def _scan_random(
 def _scan_categorical(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-    words, present_only, tot_p, random, seed, f,
+    words, present_only, tot_p, rseed, k, f,
 ):
     """Best split of one node on one categorical feature (codes sorted, NaN last).
 
     The node's range holds each category's rows together: one pass sums them into
     groups (the missing rows form the last group), and
     :func:`fastdt._categorical.best_partition` picks the subset that goes left (with
-    ``random``: :func:`fastdt._categorical.random_partition` draws one, from ``seed``
-    and ``f``).
+    ``rseed`` not None, ``splitter="random"``: :func:`fastdt._categorical.random_partition`
+    draws one from node ``k``'s seed and ``f``; None: numba prunes that branch, and a
+    fit that draws nothing does not compile it).
     Returns ``(proxy, n_left, non_constant, missing_left)`` and the left categories'
     bitset in ``words``. ``present_only``: the missing group is left out and the
     score is :func:`fastdt._criteria.present_score` (as :func:`_scan_segment`).
@@ -561,10 +562,10 @@ def _scan_categorical(
         has_missing = False
         if is_clf and crit == GAIN_RATIO:
             imp_node = impurity(crit, tot_p, w_node)
-    if random:
+    if rseed is not None:
         proxy, nl, nonconst = random_partition(
             g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
-            min_samples_leaf, min_weight_leaf, left, work, mask, words, seed, f,
+            min_samples_leaf, min_weight_leaf, left, work, mask, words, rseed[k], f,
         )
     else:
         proxy, nl, nonconst = categorical_split(
@@ -699,8 +700,7 @@ def scan_features(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
                     min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-                    out_cat[k, f], present_only, tot_p, rseed is not None,
-                    rseed[k] if rseed is not None else np.uint64(0), f,
+                    out_cat[k, f], present_only, tot_p, rseed, k, f,
                 )
                 thr = np.nan
             elif mae_rank is not None:
