@@ -125,12 +125,15 @@ def test_max_leaf_nodes(data, max_leaf_nodes):
 # rows tied on a feature, the target and the weight but not on the other features took
 # different fractions and were summed in the input's order: a near tie flipped
 @example(seed=283, n=52, missing="fractional", dtype=np.float32)
+@example(seed=678, n=5, missing="learn", dtype=np.float32)  # column 1 drew only NaN
 def test_row_order_invariance_with_missing_values_and_categories(seed, n, missing, dtype):
     """Holes and a categorical column: shuffling the rows leaves the tree unchanged."""
     rng = np.random.default_rng(seed)
     X = np.column_stack([np.round(rng.normal(size=n), 1), rng.integers(0, 5, size=n),
                          np.round(rng.normal(size=n), 1)]).astype(dtype)
     X[rng.random(X.shape) < 0.2] = np.nan
+    if np.isnan(X[:, 1]).all():  # a categorical column needs a category (else ValueError)
+        X[0, 1] = 0
     y = rng.integers(0, 3, size=n)
     perm = rng.permutation(n)
     params = dict(missing=missing, categorical_features=[1], max_depth=4)
@@ -146,3 +149,45 @@ def test_row_order_invariance_with_missing_values_and_categories(seed, n, missin
             np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     proba = fastdt.predict_proba(a, X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def _same_structure(a, b):
+    for name in ("feature", "threshold", "left", "n_node_samples", "missing_go_left"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@SETTINGS
+@given(datasets(), st.sampled_from(["gini", "entropy"]), st.integers(1, 3))
+def test_repeated_output_is_the_single_output_tree(data, criterion, k):
+    """k copies of one output: every proxy is k times the single-output one and every
+    impurity the same, so the tree is the single-output tree with its values repeated."""
+    X, y = data
+    one = fastdt.fit(X, y, criterion=criterion)
+    many = fastdt.fit(X, np.column_stack([y] * (k + 1)), criterion=criterion)
+    _same_structure(one, many)
+    np.testing.assert_allclose(many.impurity, one.impurity, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(many.value, np.tile(one.value, k + 1), rtol=1e-12)
+
+
+@SETTINGS
+@given(datasets("regression"), st.integers(1, 3))
+def test_repeated_regression_output_is_the_single_output_tree(data, k):
+    X, y = data
+    one = fastdt.fit(X, y)
+    many = fastdt.fit(X, np.column_stack([y] * (k + 1)))
+    _same_structure(one, many)
+    np.testing.assert_allclose(many.value, np.tile(one.value, k + 1), rtol=1e-12)
+
+
+@SETTINGS
+@given(datasets("regression"), st.integers(0, 2**31 - 1),
+       st.sampled_from(["squared_error", "absolute_error"]))
+def test_random_splits_and_absolute_error_ignore_the_row_order(data, seed, criterion):
+    X, y = data
+    perm = np.random.default_rng(seed).permutation(X.shape[0])
+    for params in ({"criterion": criterion},
+                   {"criterion": criterion, "splitter": "random", "random_state": seed}):
+        a = fastdt.fit(X, y, **params)
+        b = fastdt.fit(X[perm], y[perm], **params)
+        _same_structure(a, b)
+        np.testing.assert_allclose(a.value, b.value, rtol=1e-12)
