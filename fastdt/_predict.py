@@ -16,6 +16,43 @@ def check_tree(tree):
         raise TypeError(f"expected a fastdt Tree, got {type(tree).__name__}")
 
 
+# values per dense block of a sparse X being predicted (8 Mi values: 64 MiB in float64)
+SPARSE_BLOCK_VALUES = 1 << 23
+
+
+def is_sparse(X):
+    """A scipy.sparse matrix or array (scipy is not imported to tell)."""
+    return type(X).__module__.startswith("scipy.sparse")
+
+
+def sparse_blocks(X, n_features):
+    """Dense row blocks of a sparse ``X`` (CSR rows; implicit entries are 0.0, stored
+    NaN missing), at most :data:`SPARSE_BLOCK_VALUES` values each: the whole matrix is
+    never dense at once. At least one block (maybe of zero rows)."""
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    X = X.tocsr()
+    rows = max(1, SPARSE_BLOCK_VALUES // max(1, X.shape[1], n_features))
+    for i in range(0, max(X.shape[0], 1), rows):
+        yield X[i:i + rows].toarray()
+
+
+def by_blocks(fn, tree, X, *args, **kwargs):
+    """``fn(tree, X, ...)`` on a sparse ``X`` one dense row block at a time, the
+    results joined (arrays, lists of arrays, or CSR ``(indptr, indices)`` pairs)."""
+    check_tree(tree)
+    parts = [fn(tree, b, *args, **kwargs) for b in sparse_blocks(X, tree.n_features)]
+    first = parts[0]
+    if isinstance(first, tuple):  # decision_path's (indptr, indices)
+        indptr = [first[0]]
+        for p in parts[1:]:
+            indptr.append(p[0][1:] + indptr[-1][-1])
+        return np.concatenate(indptr), np.concatenate([p[1] for p in parts])
+    if isinstance(first, list):  # predict_proba with several outputs
+        return [np.concatenate([p[k] for p in parts]) for k in range(len(first))]
+    return np.concatenate(parts)
+
+
 def single_output(tree, what):
     """A ``ValueError`` for a tool that handles one output, given a tree (or a fitted
     estimator) with several; anything else is left to the tool's own checks."""

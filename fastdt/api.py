@@ -56,12 +56,16 @@ def fit(X, y, *, sample_weight=None, **params):
 
 def apply(tree, X, *, _estimator_name=None):
     """Leaf id (int64) reached by every row of ``X``."""
+    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
+        return _predict.by_blocks(apply, tree, X, _estimator_name=_estimator_name)
     return _predict.leaves(tree, *_predict.X_for(tree, X, _estimator_name))
 
 
 def predict_proba(tree, X, *, _estimator_name=None):
     """Class probabilities (weighted class fractions of the leaf), shape (n, n_classes);
     with several outputs, a list of one such array per output."""
+    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
+        return _predict.by_blocks(predict_proba, tree, X, _estimator_name=_estimator_name)
     _predict.check_tree(tree)
     if tree.task != "classification":
         raise ValueError("predict_proba needs a classification tree")
@@ -75,6 +79,8 @@ def predict_proba(tree, X, *, _estimator_name=None):
 def predict(tree, X, *, _estimator_name=None):
     """Predicted class labels (original label type) or regression values; with several
     outputs, shape (n, n_outputs)."""
+    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
+        return _predict.by_blocks(predict, tree, X, _estimator_name=_estimator_name)
     _predict.check_tree(tree)
     values = _predict.values(tree, X, _estimator_name)
     if tree.task == "classification":
@@ -96,4 +102,6 @@ def decision_path(tree, X, *, _estimator_name=None):
     ``scipy.sparse.csr_matrix((np.ones_like(indices), indices, indptr))`` for an
     indicator matrix.
     """
+    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
+        return _predict.by_blocks(decision_path, tree, X, _estimator_name=_estimator_name)
     return _predict.decision_path(tree, *_predict.X_for(tree, X, _estimator_name))
