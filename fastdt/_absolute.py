@@ -26,17 +26,7 @@ import numpy as np
 from ._config import FEATURE_THRESHOLD
 from ._criteria import split_threshold
 from ._jit import JIT
-
-
-@JIT
-def _reset(fw, fwy, size):
-    for j in range(size + 1):
-        fw[j] = 0.0
-        fwy[j] = 0.0
-    top = 1
-    while top <= size:
-        top <<= 1
-    return top >> 1
+from ._sampling import random_threshold
 
 
 @JIT
@@ -116,7 +106,13 @@ def _pass(idx_f, ws_f, weighted, rank, ysort, a, size, pre_lo, pre_hi, lo, hi, s
     """Activate the rows at positions ``[pre_lo, pre_hi)`` (no output), then those from
     ``lo`` towards ``hi`` (exclusive) by ``step``, writing the error and median of the
     active rows after each into ``out_ae``/``out_med`` at the row's offset ``p - a``."""
-    top = _reset(fw, fwy, size)
+    for j in range(size + 1):  # an empty tree of `size` ranks
+        fw[j] = 0.0
+        fwy[j] = 0.0
+    top = 1  # the largest power of two <= size
+    while top <= size:
+        top <<= 1
+    top >>= 1
     tot_w = 0.0
     tot_wy = 0.0
     for p in range(pre_lo, pre_hi):
@@ -188,9 +184,7 @@ def scan_absolute(
         for p in range(e, b):
             w_miss += ws_f[p] if weighted else 1.0
     if random:
-        thr = lo_x + (hi_x - lo_x) * u_thr
-        if thr == hi_x:
-            thr = lo_x
+        thr = random_threshold(lo_x, hi_x, u_thr)
         mgl = 1 if (n_miss and u_side < 0.5) else 0
         q = a  # the last present row going left
         wl = ws_f[a] if weighted else 1.0

@@ -19,7 +19,9 @@ import math
 
 import numpy as np
 
-from ._config import ABSOLUTE_ERROR, ENTROPY, EPSILON, GAIN_RATIO, GINI, SQUARED_ERROR
+from ._config import (
+    ABSOLUTE_ERROR, ENTROPY, EPSILON, GAIN_RATIO, GINI, POISSON, SQUARED_ERROR,
+)
 from ._jit import INLINE, JIT
 
 _LN2 = math.log(2.0)
@@ -44,6 +46,14 @@ def _gini(counts, w):
     for c in range(counts.shape[0]):
         sq += counts[c] * counts[c]
     return 1.0 - sq / (w * w)
+
+
+@JIT
+def target_stat(crit, yv):
+    """``t(y)`` of the regression statistics: ``y*log(y)`` for Poisson, else ``y**2``."""
+    if crit == POISSON:
+        return yv * math.log(yv) if yv > 0.0 else 0.0
+    return yv * yv
 
 
 @INLINE

@@ -109,35 +109,32 @@ def prepare(X, y, sample_weight=None, params=None):
     if task == "regression" and p["class_weight"] is not None:
         raise ValueError("class_weight applies to classification only")
     sw = _input.check_sample_weight(sample_weight, n)
+    n_categories = _input.n_categories_of(categories)
     cols = _input.output_columns(y, n)  # several outputs: one tree for all of them
     ymul = offs = None
     if cols is not None:
-        _check_multi_output(splitter, mode, p, criterion, _input.n_categories_of(categories))
+        _check_multi_output(splitter, mode, p, criterion, n_categories)
 
-    if task == "classification" and cols is not None:
-        found = [_input.check_y_classification(c, n) for c in cols]
-        classes = [c for c, _ in found]
-        codes = np.column_stack([t for _, t in found])
-        cw = _input.class_weights_multi(p["class_weight"], classes, codes)
+    if task == "classification":
+        if cols is not None:
+            found = [_input.check_y_classification(c, n) for c in cols]
+            classes = [c for c, _ in found]
+            codes = np.column_stack([t for _, t in found])
+            cw = _input.class_weights_multi(p["class_weight"], classes, codes)
+            sizes = [len(c) for c in classes]
+            offs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+            ymul = codes.astype(np.float64)
+            target = codes[:, 0]
+        else:
+            classes, target = _input.check_y_classification(y, n)  # int32 class codes
+            cw = _input.class_weights(p["class_weight"], classes, target)
+            sizes = [len(classes)]
         if cw is not None:
             sw = sw * cw
             if not sw.sum() > 0:
                 raise ValueError("class_weight leaves every sample with zero weight")
         crit = CRITERIA_CLF[criterion]
-        sizes = [len(c) for c in classes]
         n_stats = int(sum(sizes))
-        offs = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        ymul = codes.astype(np.float64)
-        target = codes[:, 0]
-    elif task == "classification":
-        classes, target = _input.check_y_classification(y, n)  # int32 class codes
-        cw = _input.class_weights(p["class_weight"], classes, target)
-        if cw is not None:
-            sw = sw * cw
-            if not sw.sum() > 0:
-                raise ValueError("class_weight leaves every sample with zero weight")
-        crit = CRITERIA_CLF[criterion]
-        n_stats = len(classes)
     else:
         classes = None
         if cols is not None:
@@ -155,7 +152,7 @@ def prepare(X, y, sample_weight=None, params=None):
                 )
         n_stats = 3 if ymul is None else 3 * ymul.shape[1]
         if crit == ABSOLUTE_ERROR:
-            _check_absolute_error(splitter, mode, p, n_categories=_input.n_categories_of(categories))
+            _check_absolute_error(splitter, mode, p, n_categories)
 
     prep.limits = _input.resolve_limits(p, n, n_features, sw)
     prep.seed = _input.seed_from(p["random_state"])
@@ -179,7 +176,7 @@ def prepare(X, y, sample_weight=None, params=None):
     prep.n_outputs = 1 if ymul is None else ymul.shape[1]
     prep.splitter, prep.mode, prep.max_surrogates = splitter, mode, p["max_surrogates"]
     prep.n_features, prep.categories = n_features, categories
-    prep.n_categories = _input.n_categories_of(categories)
+    prep.n_categories = n_categories
     prep.ccp_alpha = p["ccp_alpha"]
     prep.mono = _input.monotonic_constraints(p["monotonic_cst"], n_features,
                                              prep.n_categories, classes, mode)

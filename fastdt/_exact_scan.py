@@ -35,18 +35,17 @@ races):
    driver (deterministic whatever the number of threads).
 """
 
-import math
-
 import numpy as np
 
 from ._absolute import scan_absolute
 from ._categorical import categorical_split, random_partition
-from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI, POISSON
+from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI
 from ._jit import INLINE, JIT
 from ._multi import scan_multi
-from ._sampling import uniform_draw
-from ._criteria import (
+from ._sampling import random_threshold, uniform_draw
+from ._criteria import (  # noqa: F401  (target_stat: also imported from here)
     impurity, monotone_ok, node_weight, present_score, score_candidate, split_threshold,
+    target_stat,
 )
 
 _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
@@ -225,8 +224,9 @@ def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x
 
 @JIT
 def partition_one(idx_f, xs_f, ys_f, ws_f, side, part):
-    """Stable partition of the ranges ``part`` of one row of the layout (as
-    :func:`scan_features` partitions every feature's)."""
+    """Stable partition of the ranges ``part`` of one row of the layout, as
+    :func:`scan_features` partitions every feature's (written out there: a call per
+    feature, compiled apart, cost more compile time than the few lines it saves)."""
     weighted = ws_f.shape[0] == idx_f.shape[0]
     scratch = 0
     for m in range(part.shape[0]):
@@ -302,8 +302,8 @@ def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
 @JIT
 def _scan_segment(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, cst, lower,
-    upper,
+    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, mono, f,
+    lower, upper,
 ):
     """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
     ``ws_f``).
@@ -331,9 +331,9 @@ def _scan_segment(
     present values that are not all equal is non-constant, the score returned is
     :func:`fastdt._criteria.present_score` and ``n_left`` counts present rows.
 
-    ``cst`` (-1, 0, 1), ``lower``, ``upper``: a monotonic constraint on the feature and
-    the node's bounds; a candidate that breaks them is skipped
-    (:func:`fastdt._criteria.monotone_ok`; ``cst == 0``: no check).
+    ``mono``, ``f``, ``lower``, ``upper``: the monotonic constraints (None: none, and
+    numba prunes the check), the feature, and the node's bounds; a candidate that
+    breaks them is skipped (:func:`fastdt._criteria.monotone_ok`).
     """
     best_num = -np.inf
     best_den = 1.0
@@ -394,8 +394,8 @@ def _scan_segment(
             if binary:
                 left[0] = l0
                 left[1] = l1
-            if cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower,
-                                            upper):
+            if mono is not None and mono[f] != 0 and not monotone_ok(
+                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper):
                 continue
             if gini:  # gini_fraction, written out: see the docstring
                 sq_l = 0.0
@@ -425,8 +425,8 @@ def _scan_segment(
             wr = w_miss
             sl = 0.0 if is_clf else total[1] - miss[1]
             if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
-                    or (cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl,
-                                                     lower, upper))):
+                    or (mono is not None and mono[f] != 0 and not monotone_ok(
+                        is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
                 num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
                 if num * best_den > best_num * den:
                     best_num = num
@@ -449,14 +449,15 @@ def _scan_segment(
 def _scan_random(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, u_thr, u_side,
-    cst, lower, upper,
+    mono, f, lower, upper,
 ):
     """One random split of one node on one numeric feature (``splitter="random"``, as
     scikit-learn's ``RandomSplitter``): a threshold drawn uniformly in ``[min, max)`` of
     the node's present values (``u_thr``; ``min`` when the draw rounds to ``max``), the
     missing rows sent left when ``u_side < 0.5``. The same returns as
     :func:`_scan_segment`; a split that leaves a child below ``min_samples_leaf`` or
-    ``min_weight_leaf``, or breaks a monotonic constraint (``cst``), is no candidate.
+    ``min_weight_leaf``, or breaks a monotonic constraint (``mono``, ``f``), is no
+    candidate.
     """
     e = b
     while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
@@ -467,9 +468,7 @@ def _scan_random(
     hi = np.float64(xs_f[e - 1]) if e > a else 0.0
     if e == a or ((n_miss == 0 or present_only) and hi <= lo + FEATURE_THRESHOLD):
         return -np.inf, 0, np.nan, False, -1
-    thr = lo + (hi - lo) * u_thr
-    if thr == hi:
-        thr = lo
+    thr = random_threshold(lo, hi, u_thr)
     w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
     mgl = 1 if (n_miss and not present_only and u_side < 0.5) else 0
     if present_only:
@@ -499,8 +498,8 @@ def _scan_random(
     wr = w_node - wl
     if (nl < min_samples_leaf or n_node - nl < min_samples_leaf or wl < min_weight_leaf
             or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
-            or (cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower,
-                                             upper))):
+            or (mono is not None and mono[f] != 0 and not monotone_ok(
+                is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
         return -np.inf, 0, thr, True, -1
     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
     proxy = num / den
@@ -650,6 +649,14 @@ def scan_features(
     scratch = 0  # each thread's buffers hold the right part of the largest range
     for m in range(part.shape[0]):
         scratch = max(scratch, part[m, 1] - part[m, 0])
+    draws = np.empty(2)  # splitter="random": a node's draws for one feature
+    if mae_rank is not None:  # absolute error: scratch for the largest node (pruned else)
+        m_max = 0
+        for k in range(scan.shape[0]):
+            m_max = max(m_max, scan[k, 1] - scan[k, 0])
+        fw = np.empty(m_max + 1)
+        fwy = np.empty(m_max + 1)
+        passes = np.empty((8, m_max))
     for f in range(lo, hi):
         if part.shape[0] > 0:
             s_idx = np.empty(scratch, dtype=idx.dtype)
@@ -676,15 +683,6 @@ def scan_features(
         g_code = np.empty(n_groups, dtype=np.int64)
         keys = np.empty(n_groups)
         mask = np.empty(n_groups, dtype=np.uint8)
-        draws = np.empty(2)
-        cst = np.int64(mono[f]) if mono is not None else np.int64(0)  # never a literal
-        m_max = 0  # absolute error: scratch for the largest node
-        if mae_rank is not None:
-            for k in range(scan.shape[0]):
-                m_max = max(m_max, scan[k, 1] - scan[k, 0])
-        fw = np.empty(m_max + 1)
-        fwy = np.empty(m_max + 1)
-        passes = np.empty((8, m_max))
         for k in range(scan.shape[0]):
             if rseed is not None:
                 for j in range(2):  # the threshold's draw and the missing side's
@@ -714,14 +712,14 @@ def scan_features(
                 proxy, nl, thr, nonconst, mgl = _scan_random(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p, draws[0], draws[1], cst,
+                    left, work, miss, present_only, tot_p, draws[0], draws[1], mono, f,
                     bounds[k, 0], bounds[k, 1],
                 )
             else:
                 proxy, nl, thr, nonconst, mgl = _scan_segment(
                     xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                     scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p, cst, bounds[k, 0],
+                    left, work, miss, present_only, tot_p, mono, f, bounds[k, 0],
                     bounds[k, 1],
                 )
             out_proxy[k, f] = proxy
@@ -729,14 +727,6 @@ def scan_features(
             out_thr[k, f] = thr
             out_nonconst[k, f] = nonconst
             out_mgl[k, f] = mgl
-
-
-@JIT
-def target_stat(crit, yv):
-    """``t(y)`` of the regression statistics: ``y*log(y)`` for Poisson, else ``y**2``."""
-    if crit == POISSON:
-        return yv * math.log(yv) if yv > 0.0 else 0.0
-    return yv * yv
 
 
 @JIT

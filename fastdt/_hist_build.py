@@ -11,7 +11,7 @@ larger's as its parent's minus it), as :class:`fastdt._hist.HistSplitter` planne
 
 import numpy as np
 
-from ._exact_scan import target_stat
+from ._criteria import target_stat
 from ._hist_scan import _accumulate
 from ._jit import JIT
 
@@ -148,7 +148,7 @@ def build_features(lo, hi, codes, side, part, jobs, pool, n_bins, ycode, rstat, 
 
 @JIT
 def target_stats(crit, y, out):
-    """``out[i] = t(y[i])`` (:func:`fastdt._exact_scan.target_stat`: the same function,
+    """``out[i] = t(y[i])`` (:func:`fastdt._criteria.target_stat`: the same function,
     so that hist and exact trees agree bit for bit)."""
     for i in range(y.shape[0]):
         out[i] = target_stat(crit, y[i])

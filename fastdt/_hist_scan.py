@@ -85,7 +85,8 @@ def _stats_weight(is_clf, s):
 @JIT
 def _scan_bins(
     h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
-    min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r, cst, lower, upper,
+    min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r, mono, f, lower,
+    upper,
 ):
     """Best split of one node on one numeric feature from its histogram ``h``.
 
@@ -97,9 +98,9 @@ def _scan_bins(
     [S], [max(S, 2)]) are scratch. Empty bins are skipped, so a cut lies between two
     neighbouring non-empty bins, as the exact splitter's between two neighbouring
     distinct values; the candidates come in the exact splitter's order (module
-    docstring) and the feature is constant in the same cases. ``cst``, ``lower``,
-    ``upper``: a monotonic constraint and the node's bounds, as
-    :func:`fastdt._exact_scan._scan_segment`.
+    docstring) and the feature is constant in the same cases. ``mono``, ``f``,
+    ``lower``, ``upper``: the monotonic constraints (None: none) and the node's bounds,
+    as :func:`fastdt._exact_scan._scan_segment`.
     """
     n_stats = total.shape[0]
     qm = np.uint64(nb)
@@ -137,8 +138,9 @@ def _scan_bins(
                   and lo[q] > hi[prev] + FEATURE_THRESHOLD):
                 wr = w_node - wl
                 if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
-                        or wr <= 0.0 or (cst != 0 and not monotone_ok(
-                            is_clf, cst, left, total, wl, wr, sl, lower, upper))):
+                        or wr <= 0.0 or (mono is not None and mono[f] != 0
+                                         and not monotone_ok(is_clf, mono[f], left, total,
+                                                             wl, wr, sl, lower, upper))):
                     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl,
                                                imp_node, work)
                     if num * best_den > best_num * den:
@@ -167,8 +169,8 @@ def _scan_bins(
             wr = w_miss
             sl = 0.0 if is_clf else total[1] - miss[1]
             if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
-                    or (cst != 0 and not monotone_ok(is_clf, cst, left, total, wl, wr, sl,
-                                                     lower, upper))):
+                    or (mono is not None and mono[f] != 0 and not monotone_ok(
+                        is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
                 num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
                                            work)
                 if num * best_den > best_num * den:
@@ -256,8 +258,8 @@ def scan_nodes(
     it has fewer rows than bins). ``cats`` (int32 [F], categories per feature, 0 for a
     numeric one) is None when every feature is numeric: numba then prunes the
     categorical scan before typing. ``mono``/``bounds``: monotonic constraints (None:
-    none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`. Outputs are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for
-    a categorical split), non-constant flag, last bin going left (numeric), side of the
+    none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`. Outputs
+    are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for a categorical split), non-constant flag, last bin going left (numeric), side of the
     missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
     [k, F, W], zeros on entry) the left categories of categorical splits;
     ``out_l``/``out_r`` ([k, F, S]) the children's statistics.
@@ -319,8 +321,7 @@ def scan_nodes(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
                     scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
                     left, work, miss, out_l[k, f], out_r[k, f],
-                    np.int64(mono[f]) if mono is not None else np.int64(0), bounds[k, 0],
-                    bounds[k, 1],
+                    mono, f, bounds[k, 0], bounds[k, 1],
                 )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl

@@ -11,13 +11,15 @@ outputs, and the layout keeps one row of targets per feature for single-output t
 only.
 """
 
-import math
-
 import numpy as np
 
-from ._config import EPSILON, FEATURE_THRESHOLD, GINI, POISSON, SQUARED_ERROR
-from ._criteria import gini_fraction, impurity, proxy_classification, split_threshold
+from ._config import FEATURE_THRESHOLD, GINI, SQUARED_ERROR
+from ._criteria import (
+    gini_fraction, impurity, node_weight, proxy_classification, proxy_regression,
+    split_threshold, target_stat,
+)
 from ._jit import JIT
+from ._sampling import random_threshold
 
 
 @JIT
@@ -30,19 +32,7 @@ def add_row(s, is_clf, crit, Y, i, w, offs):
         else:
             s[3 * k] += w
             s[3 * k + 1] += w * yv
-            s[3 * k + 2] += w * (yv * math.log(yv) if crit == POISSON and yv > 0.0
-                                 else (0.0 if crit == POISSON else yv * yv))
-
-
-@JIT
-def weight_of(is_clf, stats, offs):
-    """Total weight of a node: output 0's class weights, or ``w``."""
-    if is_clf:
-        w = 0.0
-        for c in range(offs[0], offs[1]):
-            w += stats[c]
-        return w
-    return stats[0]
+            s[3 * k + 2] += w * target_stat(crit, yv)
 
 
 @JIT
@@ -50,7 +40,7 @@ def node_weights_multi(is_clf, crit, stats, offs, out_w, out_imp):
     """Weight and impurity (the mean over outputs) of each node (``stats`` [k, S])."""
     n_out = offs.shape[0] - 1
     for j in range(stats.shape[0]):
-        w = weight_of(is_clf, stats[j], offs)
+        w = node_weight(is_clf, stats[j, offs[0]:offs[1]])  # output 0's block
         total = 0.0
         for k in range(n_out):
             total += impurity(crit, stats[j, offs[k]:offs[k + 1]], w)
@@ -80,13 +70,10 @@ def proxy_multi(is_clf, crit, left, total, wl, wr, offs, work):
             pl += sl * sl
             pr += sr * sr
         return pl / wl + pr / wr, 1.0
-    out = 0.0  # Poisson
+    out = 0.0  # Poisson: -inf as soon as one output's is
     for k in range(n_out):
         sl = left[3 * k + 1]
-        sr = total[3 * k + 1] - sl
-        if sl <= EPSILON or sr <= EPSILON:
-            return -np.inf, 1.0
-        out += sl * math.log(sl / wl) + sr * math.log(sr / wr)
+        out += proxy_regression(crit, sl, wl, total[3 * k + 1] - sl, wr)
     return out, 1.0
 
 
@@ -117,9 +104,7 @@ def scan_multi(
     if random:
         lo_x = np.float64(xs_f[a])
         hi_x = np.float64(xs_f[e - 1])
-        thr_r = lo_x + (hi_x - lo_x) * u_thr
-        if thr_r == hi_x:
-            thr_r = lo_x
+        thr_r = random_threshold(lo_x, hi_x, u_thr)
         mgl_r = 1 if (n_miss and u_side < 0.5) else 0
     best_num = -np.inf
     best_den = 1.0

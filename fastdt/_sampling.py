@@ -10,7 +10,7 @@ on the seed only, never on the number of threads.
 
 import numpy as np
 
-from ._jit import JIT
+from ._jit import INLINE, JIT
 
 
 @JIT
@@ -79,6 +79,15 @@ def uniform_draw(seed, f, j):
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z ^= z >> np.uint64(31)
     return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@INLINE
+def random_threshold(lo, hi, u):
+    """The threshold of ``splitter="random"`` from the draw ``u``: uniform in
+    ``[lo, hi)`` of the node's present values (scikit-learn's rule: ``lo`` when the
+    draw rounds to ``hi``)."""
+    thr = lo + (hi - lo) * u
+    return lo if thr == hi else thr
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -445,8 +445,9 @@ class DecisionTreeClassifier(_BaseTree):
         (:func:`fastdt.prune`; 0 prunes nothing).
     monotonic_cst : array-like of int of shape (n_features,), default=None
         A monotonic constraint per feature, as scikit-learn's: 1 increasing, -1
-        decreasing, 0 none (on the probability of the positive class, the second of ``classes_``). A split whose children's values break it, or
-        leave the bounds its ancestors set, is not a candidate; each child of a split
+        decreasing, 0 none (on the probability of the positive class, the second of
+        ``classes_``). A split whose children's values break it, or leave the bounds
+        its ancestors set, is not a candidate; each child of a split
         on a constrained feature is bounded by the mean of the two children's values,
         and node values are clipped to their bounds. Not for multiclass
         classification, categorical features, or ``missing`` other than ``"learn"``.

@@ -278,7 +278,8 @@ def _from_contents(contents, where):
     if not isinstance(meta["task"], str) or not (meta["criterion"] is None or isinstance(meta["criterion"], str)):
         raise ValueError(f"{where}: task must be one of {TASKS}; criterion a string")
     n_outputs = meta.get("n_outputs", 1)  # absent in files written before several outputs
-    if not isinstance(n_outputs, int) or isinstance(n_outputs, bool) or not 1 <= n_outputs <= 2**20:
+    if (not isinstance(n_outputs, int) or isinstance(n_outputs, bool)
+            or not 1 <= n_outputs <= 2**20):
         raise ValueError(f"{where}: n_outputs must be a positive integer")
     enc = meta["classes"]
     if n_outputs > 1 and enc is not None:

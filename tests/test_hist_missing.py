@@ -132,7 +132,7 @@ def test_scan_bins_tries_missing_right_then_present_versus_missing_then_missing_
         out_l, out_r = np.empty(2), np.empty(2)
         res = _scan_bins.py_func(h, nb, lo, hi, total, w, int(w), 0.5, True, GINI, False, msl, 0.0,
                          np.empty(2), np.empty(2), np.empty(2), out_l, out_r,
-                         0, -np.inf, np.inf)  # no monotonic constraint
+                         None, 0, -np.inf, np.inf)  # no monotonic constraint
         return res, out_l, out_r
 
     # values 0, 1 | 2 | missing: class 1 sits at 2 and in the missing bin
