@@ -11,6 +11,7 @@ Usage::
     python benchmarks/compare.py --section tables    # the real tables alone (~1 min)
     python benchmarks/compare.py --section pruning   # ccp_alpha by CV on Adult (~2 min)
     python benchmarks/compare.py --section small     # small data, grid search, busy core
+    python benchmarks/compare.py --section sparse    # 1e6 x 10,000 CSR fit (~1 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -37,7 +38,10 @@ the whole path against scikit-learn's path + ``GridSearchCV`` over ``--ccp-grid`
 alphas (``compare_pruning.py``). ``--section small`` (also part of ``all``) measures the
 fixed cost of fits on small and medium data: one fit and a grid search on Adult against
 scikit-learn, idle and with one core kept busy, and where threads start to pay
-(``compare_small.py``).
+(``compare_small.py``). ``--section sparse`` (also part of ``all``) fits one tree on a
+``--sparse-rows`` x ``--sparse-features`` CSR matrix of density 0.001, fastdt's exact and
+histogram splitters against scikit-learn, and reports time and peak memory
+(``sparse_fit.py``, a fresh process per fit).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -63,12 +67,18 @@ def _parse(argv):
                    help="threads for fastdt (numba), XGBoost and LightGBM (default: all)")
     p.add_argument("--skip-unlimited", action="store_true",
                    help="skip the max_depth=None fits")
-    p.add_argument("--section", choices=("all", "synthetic", "tables", "pruning", "small"),
+    p.add_argument("--section",
+                   choices=("all", "synthetic", "tables", "pruning", "small", "sparse"),
                    default="all",
                    help="all (default), the make_classification tables only (synthetic), "
                         "the real tables with categorical columns only (tables), the "
-                        "choice of ccp_alpha by cross-validation on Adult (pruning) or "
-                        "the fixed cost of fits on small data (small)")
+                        "choice of ccp_alpha by cross-validation on Adult (pruning), "
+                        "the fixed cost of fits on small data (small) or a fit on a "
+                        "sparse matrix (sparse)")
+    p.add_argument("--sparse-rows", type=int, default=1_000_000,
+                   help="rows of the sparse section's CSR matrix")
+    p.add_argument("--sparse-features", type=int, default=10_000,
+                   help="columns of the sparse section's CSR matrix")
     p.add_argument("--ccp-grid", type=int, default=40,
                    help="alphas of the path scikit-learn's GridSearchCV gets (default 40)")
     p.add_argument("--table-depth", type=int, default=8,
@@ -794,6 +804,12 @@ def main(argv=None):
         if args.section == "all":
             say("")
         small_section(args, threads, say)
+    if args.section in ("all", "sparse"):
+        from sparse_fit import sparse_section
+
+        if args.section == "all":
+            say("")
+        sparse_section(args, threads, say)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(report) + "\n")

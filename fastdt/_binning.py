@@ -28,25 +28,32 @@ from ._parallel import n_threads, run
 _BLOCK = 1024  # rows per block: a block of X stays in cache while each feature is binned
 
 
-def distinct_groups(sorted_values):
+def distinct_groups(sorted_values, mult=None):
     """Groups of neighbouring sorted values closer than ``FEATURE_THRESHOLD`` (equal
-    values included): ``(first, last, count)`` of each group."""
+    values included): ``(first, last, count)`` of each group. ``mult``: how many rows
+    each value stands for (a sparse column's zero stands for all its implicit zeros)."""
     v = sorted_values
     if v.shape[0] == 0:
         return v, v, np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, v[1:] > v[:-1] + FEATURE_THRESHOLD])
-    ends = np.r_[starts[1:], v.shape[0]] - 1
-    return v[starts], v[ends], np.diff(np.r_[starts, v.shape[0]])
+    new = np.empty(v.shape[0], dtype=bool)  # (np.r_ costs more than the work here)
+    new[0] = True
+    np.greater(v[1:], v[:-1] + FEATURE_THRESHOLD, out=new[1:])
+    starts = np.flatnonzero(new)
+    bounds = np.append(starts, v.shape[0])
+    if mult is not None:
+        return v[starts], v[bounds[1:] - 1], np.add.reduceat(mult, starts)
+    return v[starts], v[bounds[1:] - 1], np.diff(bounds)
 
 
-def feature_bins(sorted_values, max_bins):
-    """Bins of one feature from its sorted (sample of) present values (no NaN).
+def feature_bins(sorted_values, max_bins, mult=None):
+    """Bins of one feature from its sorted (sample of) present values (no NaN; ``mult``
+    as :func:`distinct_groups`).
 
     Returns ``(lo, hi, exact)``: the smallest and largest value of each bin, and
     whether every bin is one group of values (one bin per value). Edges follow as
     ``split_threshold(hi[k], lo[k + 1])``.
     """
-    first, last, counts = distinct_groups(sorted_values)
+    first, last, counts = distinct_groups(sorted_values, mult)
     n_groups = first.shape[0]
     if n_groups <= max_bins:
         return first, last, True

@@ -481,6 +481,49 @@ def check_X_fit(X, categorical_features=None):
     return arr, categories if categories is not None else [None] * arr.shape[1]
 
 
+def check_X_sparse_fit(X, categorical_features=None):
+    """Convert a training ``scipy.sparse`` X to the columns the sparse splitter reads.
+
+    Returns ``(indptr, rows, vals, n_rows)``: CSC columns without duplicates or
+    explicit zeros (a stored 0.0 or -0.0 is the same value as an implicit one), int64
+    ``indptr`` [F + 1], int32 row ids, values float32 or float64 (as X's dtype; other
+    numeric dtypes become float64). Stored NaN means missing; infinity is an error.
+    The user's matrix is never modified, and never made dense.
+    """
+    if categorical_features is not None and len(np.atleast_1d(categorical_features)):
+        raise ValueError("categorical_features needs a dense X or a DataFrame; a sparse X "
+                         "holds numeric features only")
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D array, got a {X.ndim}D sparse matrix instead")
+    n, m = X.shape
+    if n == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
+                         "of 1 is required.")
+    if m == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum "
+                         "of 1 is required.")
+    if n >= 2**31 - 1:
+        raise ValueError(f"sparse X has {n} rows; at most {2**31 - 2} are supported")
+    dtype = X.dtype
+    if dtype.kind not in "biuf":
+        raise ValueError(f"sparse X must be numeric, got dtype {dtype}")
+    vdtype = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float64)
+    C = X.tocsc(copy=True)
+    C.sum_duplicates()  # canonical: sorted row ids, one entry per (row, column)
+    vals = np.asarray(C.data, dtype=vdtype) + vdtype.type(0)  # -0.0 -> 0.0
+    if np.isinf(vals).any():
+        raise ValueError("Input X contains infinity or a value too large for its dtype")
+    keep = vals != 0  # NaN is kept (missing)
+    indptr = np.asarray(C.indptr, dtype=np.int64)
+    rows = np.asarray(C.indices, dtype=np.int32)
+    if not keep.all():
+        col = np.repeat(np.arange(m), np.diff(indptr))
+        counts = np.bincount(col[keep], minlength=m)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        vals, rows = vals[keep], rows[keep]
+    return indptr, np.ascontiguousarray(rows), np.ascontiguousarray(vals), n
+
+
 def n_categories_of(categories):
     """Categories per feature (int32; 0 for a numeric feature) from the per-feature
     levels of :func:`check_X_fit` (None for a numeric feature)."""

@@ -204,6 +204,25 @@ def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper):
             and (vl - vr) * cst <= 0)
 
 
+@JIT
+def missing_right_score(is_clf, crit, total, miss, w_node, w_miss, min_weight_leaf, mono, f,
+                        lower, upper, imp_node, left, work):
+    """The candidate "every present value left, the missing ones right" of every
+    splitter, as a fraction ``(num, den)``: ``(-inf, 1)`` when a child is below
+    ``min_weight_leaf`` or the split breaks a monotonic constraint (``mono`` None: none).
+    ``left`` and ``work`` are scratch."""
+    for c in range(total.shape[0]):
+        left[c] = total[c] - miss[c]
+    wl = w_node - w_miss
+    wr = w_miss
+    sl = 0.0 if is_clf else total[1] - miss[1]
+    if (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
+            or (mono is not None and mono[f] != 0 and not monotone_ok(
+                is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
+        return -np.inf, 1.0
+    return score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+
+
 @INLINE
 def split_threshold(x0, x1):
     """Threshold between two neighbouring values ``x0 < x1``: their float64 midpoint, or

@@ -21,7 +21,7 @@ import numpy as np
 from . import _input
 from ._config import ABSOLUTE_ERROR, CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, \
     FORMAT_VERSION, MISSING_STRATEGIES, POISSON
-from .dataset import Dataset
+from .dataset import Dataset, check_max_bins
 from .tree import Tree, empty_extras
 
 __all__ = ["Prepared", "prepare", "grow", "assemble", "build"]
@@ -92,9 +92,17 @@ def prepare(X, y, sample_weight=None, params=None):
             raise ValueError("max_bins applies to splitter='hist' only")
         dataset = None
         prep.feature_names = _input.feature_names_of(X)
-        Xa, categories = _input.check_X_fit(X, p["categorical_features"])
-        n, n_features = Xa.shape
+        if _input._is_sparse(X):  # CSC columns, never a dense copy (fastdt._sparse)
+            Xa = None
+            # in a box: prepare_sparse takes the columns out, and frees them as it goes
+            cols = [_input.check_X_sparse_fit(X, p["categorical_features"])]
+            n, n_features = cols[0][3], cols[0][0].shape[0] - 1
+            categories = [None] * n_features
+        else:
+            Xa, categories = _input.check_X_fit(X, p["categorical_features"])
+            n, n_features = Xa.shape
     mode = MISSING_STRATEGIES.index(p["missing"])
+    sparse = dataset is None and Xa is None
     if splitter == "hist" and mode != 0:
         raise ValueError(
             f"missing={p['missing']!r} needs splitter='best'; the histogram splitter "
@@ -110,14 +118,16 @@ def prepare(X, y, sample_weight=None, params=None):
         raise ValueError("class_weight applies to classification only")
     sw = _input.check_sample_weight(sample_weight, n)
     n_categories = _input.n_categories_of(categories)
-    cols = _input.output_columns(y, n)  # several outputs: one tree for all of them
+    outputs = _input.output_columns(y, n)  # several outputs: one tree for all of them
     ymul = offs = None
-    if cols is not None:
+    if outputs is not None:
         _check_multi_output(splitter, mode, p, criterion, n_categories)
+    if sparse:
+        _check_sparse(mode, criterion, outputs)
 
     if task == "classification":
-        if cols is not None:
-            found = [_input.check_y_classification(c, n) for c in cols]
+        if outputs is not None:
+            found = [_input.check_y_classification(c, n) for c in outputs]
             classes = [c for c, _ in found]
             codes = np.column_stack([t for _, t in found])
             cw = _input.class_weights_multi(p["class_weight"], classes, codes)
@@ -137,8 +147,8 @@ def prepare(X, y, sample_weight=None, params=None):
         n_stats = int(sum(sizes))
     else:
         classes = None
-        if cols is not None:
-            ymul = np.column_stack([_input.check_y_regression(c, n) for c in cols])
+        if outputs is not None:
+            ymul = np.column_stack([_input.check_y_regression(c, n) for c in outputs])
             offs = np.arange(0, 3 * ymul.shape[1] + 1, 3, dtype=np.int64)
             target = ymul[:, 0].copy()
         else:
@@ -181,8 +191,15 @@ def prepare(X, y, sample_weight=None, params=None):
     prep.mono = _input.monotonic_constraints(p["monotonic_cst"], n_features,
                                              prep.n_categories, classes, mode)
     prep.record = _record(p, criterion, task, splitter, dataset)
-    prep.X = prep.layout = prep.dataset = None
-    if splitter == "hist":
+    prep.X = prep.layout = prep.dataset = prep.sparse = None
+    if sparse:
+        from ._sparse import prepare_sparse
+
+        max_bins = (p["max_bins"] or DEFAULT_MAX_BINS) if splitter == "hist" else None
+        if max_bins is not None:
+            prep.record["max_bins"] = max_bins = check_max_bins(max_bins)
+        prep.sparse = prepare_sparse(cols, target, prep.weights, positive, max_bins)
+    elif splitter == "hist":
         prep.own_codes = dataset is None  # binned here: the fit may rearrange the codes
         if dataset is None:
             dataset = Dataset._from_checked(Xa, categories, p["max_bins"] or DEFAULT_MAX_BINS,
@@ -207,6 +224,19 @@ def _check_multi_output(splitter, mode, p, criterion, n_categories):
         raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
     _refuse_unsupported("y has several outputs", splitter, mode, n_categories,
                         "the histogram splitter grows single-output trees")
+
+
+def _check_sparse(mode, criterion, outputs):
+    """What a sparse X does not do yet, refused before any kernel."""
+    if mode != 0:
+        raise ValueError("sparse X: missing='learn' only (the surrogate and fractional "
+                         "strategies need dense rows); pass X.toarray() for them")
+    if criterion == "absolute_error":
+        raise ValueError("criterion='absolute_error' does not support sparse X yet; pass "
+                         "X.toarray()")
+    if outputs is not None:
+        raise ValueError("y with several outputs does not support sparse X yet; pass "
+                         "X.toarray()")
 
 
 def _check_absolute_error(splitter, mode, p, n_categories):
@@ -262,7 +292,18 @@ def grow(prep, *, copy=True, seed=None):
                   n_categories=prep.n_categories,
                   min_samples_leaf=lim["min_samples_leaf"],
                   min_weight_leaf=lim["min_weight_leaf"])
-    if prep.splitter == "hist":
+    if prep.sparse is not None:
+        from ._sparse import SparseSplitter
+
+        layout = {k: (v.copy() if isinstance(v, np.ndarray) and copy else v)
+                  for k, v in prep.sparse.items()}
+        splitter = SparseSplitter(layout, random_seed=seed if prep.splitter == "random"
+                                  else None, mono=prep.mono, n_stats=prep.n_stats,
+                                  is_clf=prep.is_clf, crit=prep.crit,
+                                  min_samples_leaf=lim["min_samples_leaf"],
+                                  min_weight_leaf=lim["min_weight_leaf"])
+        max_surrogates = 0
+    elif prep.splitter == "hist":
         from ._hist import HistSplitter
 
         ds = prep.dataset

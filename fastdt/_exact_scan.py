@@ -44,8 +44,8 @@ from ._jit import INLINE, JIT
 from ._multi import scan_multi
 from ._sampling import random_threshold, uniform_draw
 from ._criteria import (  # noqa: F401  (target_stat: also imported from here)
-    impurity, monotone_ok, node_weight, present_score, score_candidate, split_threshold,
-    target_stat,
+    impurity, missing_right_score, monotone_ok, node_weight, present_score, score_candidate,
+    split_threshold, target_stat,
 )
 
 _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
@@ -418,22 +418,15 @@ def _scan_segment(
             best_mgl = missing_left if n_miss else -1
         if (n_pass == 2 and not missing_left and n_node - n_miss >= min_samples_leaf
                 and n_miss >= min_samples_leaf):
-            # every present value left, the missing ones right
-            for c in range(left.shape[0]):
-                left[c] = total[c] - miss[c]
-            wl = w_node - w_miss
-            wr = w_miss
-            sl = 0.0 if is_clf else total[1] - miss[1]
-            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
-                    or (mono is not None and mono[f] != 0 and not monotone_ok(
-                        is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
-                if num * best_den > best_num * den:
-                    best_num = num
-                    best_den = den
-                    best_nl = n_node - n_miss
-                    best_thr = np.inf
-                    best_mgl = 0
+            num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
+                                           min_weight_leaf, mono, f, lower, upper, imp_node,
+                                           left, work)
+            if num * best_den > best_num * den:
+                best_num = num
+                best_den = den
+                best_nl = n_node - n_miss
+                best_thr = np.inf
+                best_mgl = 0
     if present_only:
         if best_nl == 0:
             return -np.inf, 0, best_thr, True, -1

@@ -24,7 +24,7 @@ import numpy as np
 from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD
 from ._jit import INLINE, JIT
-from ._criteria import monotone_ok, score_candidate, split_threshold
+from ._criteria import missing_right_score, monotone_ok, score_candidate, split_threshold
 
 
 @INLINE
@@ -162,24 +162,16 @@ def _scan_bins(
             seen = True
         if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
                 and n_miss >= min_samples_leaf):
-            # every present value left, the missing ones right
-            for c in range(n_stats):
-                left[c] = total[c] - miss[c]
-            wl = w_node - w_miss
-            wr = w_miss
-            sl = 0.0 if is_clf else total[1] - miss[1]
-            if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
-                    or (mono is not None and mono[f] != 0 and not monotone_ok(
-                        is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
-                                           work)
-                if num * best_den > best_num * den:
-                    best_num = num
-                    best_den = den
-                    best_nl = n_node - n_miss
-                    best_bin = np.int64(prev)
-                    best_thr = np.inf
-                    best_mgl = 0
+            num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
+                                           min_weight_leaf, mono, f, lower, upper, imp_node,
+                                           left, work)
+            if num * best_den > best_num * den:
+                best_num = num
+                best_den = den
+                best_nl = n_node - n_miss
+                best_bin = np.int64(prev)
+                best_thr = np.inf
+                best_mgl = 0
     nonconst = seen and (n_miss > 0 or hi[prev] > lo[first] + FEATURE_THRESHOLD)
     out_l[:] = 0.0
     out_r[:] = 0.0

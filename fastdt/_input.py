@@ -18,7 +18,7 @@ from ._config import (
 )
 from ._columns import (  # noqa: F401  (X's checks, re-exported: one place for every input check)
     NumericLookingColumnWarning, categorical_mask, check_X, check_X_fit, check_X_predict,
-    feature_names_of, n_categories_of,
+    check_X_sparse_fit, feature_names_of, n_categories_of,
 )
 
 

@@ -182,7 +182,8 @@ class _BaseTree:
                                    single_output=True),
             classifier_tags=ClassifierTags() if is_clf else None,
             regressor_tags=None if is_clf else RegressorTags(),
-            input_tags=InputTags(allow_nan=True, sparse=False),
+            # sparse X: missing="learn" (the surrogate and fractional strategies need rows)
+            input_tags=InputTags(allow_nan=True, sparse=self.missing == "learn"),
         )
 
     def __sklearn_is_fitted__(self):

@@ -244,11 +244,13 @@ def test_sklearn_tags():
     assert rt.estimator_type == "regressor" and rt.regressor_tags is not None
     for t in (ct, rt):
         assert t.target_tags.required and t.target_tags.multi_output
-        assert t.input_tags.allow_nan and not t.input_tags.sparse
+        assert t.input_tags.allow_nan and t.input_tags.sparse
     for Est in (DecisionTreeClassifier, DecisionTreeRegressor):  # both splitters take NaN
         assert get_tags(Est(splitter="hist")).input_tags.allow_nan
         # several outputs: exact and random splits, not histograms (yet)
         assert not get_tags(Est(splitter="hist")).target_tags.multi_output
+        assert get_tags(Est(splitter="hist")).input_tags.sparse
+        assert not get_tags(Est(missing="surrogate")).input_tags.sparse  # needs rows
 
 
 def test_no_sklearn_import_at_runtime():

@@ -414,9 +414,10 @@ def test_datetime_X(y_clf):
 
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
 def test_sparse_X_fit(X, y_clf, fmt):
+    """Fit takes sparse X (tests/test_sparse_fit.py): the dense copy's tree."""
     sp = pytest.importorskip("scipy.sparse")
-    with pytest.raises(TypeError, match="sparse X is not supported by fit yet"):
-        fastdt.fit(sp.csr_matrix(X).asformat(fmt), y_clf)
+    tree = fastdt.fit(sp.csr_matrix(X).asformat(fmt), y_clf)
+    np.testing.assert_array_equal(tree.threshold, fastdt.fit(X, y_clf).threshold)
 
 
 def test_sparse_X_predict(tree, X):

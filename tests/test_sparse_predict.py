@@ -55,10 +55,8 @@ def test_float32_sparse_keeps_its_precision(data):
                                   fastdt.predict(tree, X32))
 
 
-def test_wrong_width_and_fit_are_refused(data):
+def test_wrong_width_is_refused(data):
     X, y = data
     tree = fastdt.fit(X, y, max_depth=3)
     with pytest.raises(ValueError, match="features"):
         fastdt.predict(tree, sparse.csr_matrix(X[:, :5]))
-    with pytest.raises(TypeError, match="not supported by fit yet"):
-        fastdt.fit(sparse.csr_matrix(X), y)
