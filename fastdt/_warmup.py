@@ -15,6 +15,8 @@ Groups (:data:`GROUPS`), in order:
                ``criterion="absolute_error"``, several outputs) and the numeric
                prediction kernels
 ``hist``       histogram fits (binning, uint8 and uint16 codes)
+``sparse``     fits on ``scipy.sparse`` X (exact, random and histogram splits; skipped
+               without scipy)
 ``categorical`` categorical features and missing values (``missing="learn"``), every
                splitter, and the prediction kernels of such trees
 ``missing``    ``missing="fractional"`` and ``"surrogate"``
@@ -82,6 +84,28 @@ def _hist():
         for max_bins in (16, 300):  # uint8 and uint16 codes
             for target in (y, X[:, 1].astype(np.float64)):
                 fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
+
+
+def _sparse():
+    try:
+        import scipy.sparse as sp
+    except ImportError:  # sparse X needs scipy, and so does its warm-up
+        return
+    import fastdt
+
+    for dtype in (np.float32, np.float64):
+        X, y, rng = _data(dtype)
+        X[rng.random(X.shape) < 0.5] = 0.0
+        X[rng.random(X.shape) < 0.05] = np.nan
+        S = sp.csr_matrix(X)
+        w = rng.uniform(0.5, 1.5, X.shape[0])
+        for target in (y, X[:, 1].astype(np.float64)):
+            target = np.nan_to_num(target)
+            fastdt.fit(S, target, max_depth=3)
+            fastdt.fit(S, target, sample_weight=w, max_depth=3, max_leaf_nodes=5,
+                       max_features=2, random_state=0, monotonic_cst=[1, 0, 0, 0])
+            fastdt.fit(S, target, max_depth=3, splitter="random", random_state=0)
+            fastdt.fit(S, target, max_depth=3, splitter="hist")
 
 
 def _categorical():
@@ -160,6 +184,7 @@ def _rules():
 GROUPS = {
     "exact": ("exact fits and numeric prediction", _exact),
     "hist": ("histogram fits", _hist),
+    "sparse": ("fits on sparse X", _sparse),
     "categorical": ("categorical features, missing values learned", _categorical),
     "missing": ("missing='fractional' and 'surrogate'", _missing),
     "pruning": ("cost-complexity and reduced-error pruning", _pruning),
