@@ -12,12 +12,18 @@ from .estimators import (
 from .inspection import explain
 from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
+from .ensemble import (
+    ExtraTreesClassifier, ExtraTreesRegressor, Forest, RandomForestClassifier,
+    RandomForestRegressor, fit_forest,
+)
 from ._warmup import warmup
 from . import rules
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Forest", "fit_forest", "RandomForestClassifier", "RandomForestRegressor",
+    "ExtraTreesClassifier", "ExtraTreesRegressor",
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
     "ExtraTreeRegressor", "LEAF",
     "NumericLookingColumnWarning", "Tree", "TreeArrays",

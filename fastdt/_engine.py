@@ -192,6 +192,7 @@ def prepare(X, y, sample_weight=None, params=None):
                                              prep.n_categories, classes, mode)
     prep.record = _record(p, criterion, task, splitter, dataset)
     prep.X = prep.layout = prep.dataset = prep.sparse = None
+    prep.positive = positive  # None, or which rows of X take part (weight > 0)
     if sparse:
         from ._sparse import prepare_sparse
 
@@ -206,7 +207,6 @@ def prepare(X, y, sample_weight=None, params=None):
                                             prep.feature_names)
             prep.record["max_bins"] = dataset.max_bins
         prep.dataset = dataset
-        prep.positive = positive
     else:
         from ._exact import presort
 
@@ -277,17 +277,29 @@ def _record(p, criterion, task, splitter, dataset):
     return record
 
 
-def grow(prep, *, copy=True, seed=None):
+def grow(prep, *, copy=True, seed=None, row_weights=None):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
     ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
     Dataset that the fit binned itself) in place: the last or only tree of a
     preparation. ``seed`` replaces the prepared seed of the feature sampler.
+    ``row_weights`` (float64 [n] over the prepared rows, e.g. a forest tree's in-bag
+    counts times the sample weights): the tree grows on the rows of positive weight,
+    weighted so, from the prepared layout (nothing sorted or binned again);
+    ``min_weight_fraction_leaf`` then applies to their total, as scikit-learn's forests
+    do.
     """
     from ._grow import grow as run_growth
 
     lim = prep.limits
     seed = prep.seed if seed is None else np.uint64(seed)
+    if row_weights is not None:
+        row_weights = np.ascontiguousarray(row_weights, dtype=np.float64)
+        if row_weights.shape != prep.target.shape or not np.all(row_weights >= 0) \
+                or not row_weights.sum() > 0:
+            raise ValueError("row_weights must be >= 0, one per prepared row, not all 0")
+        lim = dict(lim, min_weight_leaf=prep.record["min_weight_fraction_leaf"]
+                   * float(row_weights.sum()))
     common = dict(n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
                   n_categories=prep.n_categories,
                   min_samples_leaf=lim["min_samples_leaf"],
@@ -295,8 +307,13 @@ def grow(prep, *, copy=True, seed=None):
     if prep.sparse is not None:
         from ._sparse import SparseSplitter
 
-        layout = {k: (v.copy() if isinstance(v, np.ndarray) and copy else v)
-                  for k, v in prep.sparse.items()}
+        if row_weights is not None:
+            from ._sparse import in_bag_layout as sparse_in_bag
+
+            layout = sparse_in_bag(prep.sparse, row_weights)
+        else:
+            layout = {k: (v.copy() if isinstance(v, np.ndarray) and copy else v)
+                      for k, v in prep.sparse.items()}
         splitter = SparseSplitter(layout, random_seed=seed if prep.splitter == "random"
                                   else None, mono=prep.mono, n_stats=prep.n_stats,
                                   is_clf=prep.is_clf, crit=prep.crit,
@@ -307,18 +324,29 @@ def grow(prep, *, copy=True, seed=None):
         from ._hist import HistSplitter
 
         ds = prep.dataset
-        if prep.positive is None:
+        target, weights = prep.target, prep.weights
+        if row_weights is not None:  # the in-bag rows, weighted
+            keep = row_weights > 0
+            rows = np.flatnonzero(keep if prep.positive is None else prep.positive)
+            if prep.positive is not None:
+                rows = rows[keep]
+            codes = np.ascontiguousarray(ds.codes[:, rows])
+            target, weights = target[keep], row_weights[keep]
+        elif prep.positive is None:
             codes = ds.codes if (prep.own_codes and not copy) else ds.codes.copy()
             codes.flags.writeable = True
         else:
             codes = np.ascontiguousarray(ds.codes[:, prep.positive])
-        splitter = HistSplitter(codes, prep.target, prep.weights, n_bins=ds.n_bins,
+        splitter = HistSplitter(codes, target, weights, n_bins=ds.n_bins,
                                 bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono, **common)
         max_surrogates = 0
     else:
-        from ._exact import ExactSplitter
+        from ._exact import ExactSplitter, in_bag_layout
 
-        layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
+        if row_weights is not None:
+            layout = in_bag_layout(prep.layout, row_weights)
+        else:
+            layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
         splitter = ExactSplitter(
             prep.X, layout, mode=prep.mode, max_surrogates=prep.max_surrogates,
             random_seed=seed if prep.splitter == "random" else None, mono=prep.mono,

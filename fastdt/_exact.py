@@ -20,8 +20,8 @@ import numpy as np
 from ._absolute import root_absolute
 from ._config import ABSOLUTE_ERROR, ID_DTYPE
 from ._exact_scan import (
-    assign_copies, gather_rows, node_ranks, root_stats, scan_features, sort_features,
-    walk_nodes,
+    assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
+    sort_features, walk_nodes,
 )
 from ._grow import Splits, choose
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
@@ -75,6 +75,19 @@ def presort(X, target, weights, whole_rows=False, other_targets=None):
     return idx, xs, ys, ws
 
 
+def in_bag_layout(layout, weights):
+    """The presorted layout of the rows of positive ``weights`` (float64 [n], by row id;
+    a forest tree's in-bag counts times the sample weights), in the same sorted order,
+    each entry weighted: a tree's own layout without sorting anything again."""
+    idx, xs, ys, _ = layout
+    n_features = idx.shape[0]
+    m = int(np.count_nonzero(weights > 0))
+    out = (np.empty((n_features, m), dtype=idx.dtype), np.empty((n_features, m), dtype=xs.dtype),
+           np.empty((n_features, m)), np.empty((n_features, m)))
+    run(gather_in_bag, n_features, idx.size, idx, xs, ys, weights, *out)
+    return out
+
+
 class ExactSplitter:
     """Exact splits of the rows of ``X`` (see the module docstring).
 
@@ -107,7 +120,9 @@ class ExactSplitter:
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
                  mono=None, ymul=None, offs=None):
         n, n_features = X.shape
-        self.n, self.n_features = n, n_features
+        # the layout may hold a subset of the rows (a forest's in-bag rows): ids still
+        # index X, and the root is the layout's width
+        self.n, self.n_features = layout[0].shape[1], n_features
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.n_categories = n_categories
@@ -132,7 +147,7 @@ class ExactSplitter:
                          w[order] if w.shape[0] else w.copy())
             self.mae_rank = np.zeros(n, dtype=np.int32)
         self.n_ids = n  # rows and their copies (missing="fractional")
-        self.n_used = n  # positions of the layout in use (fractional right children)
+        self.n_used = self.n  # positions of the layout in use (fractional right children)
         self.part = np.zeros((0, 3), dtype=np.int64)
         self.part_dst = np.zeros(0, dtype=np.int64)
         self.part_frac = np.zeros(0)

@@ -166,6 +166,23 @@ def gather_rows(lo, hi, X, y, w, base, idx, xs, ys, ws):
 
 
 @JIT
+def gather_in_bag(lo, hi, idx, xs, ys, w, o_idx, o_xs, o_ys, o_ws):
+    """Features ``[lo, hi)`` of the layout restricted to the rows of positive weight
+    ``w[id]`` (in order, so each row stays sorted), each entry given its weight."""
+    for f in range(lo, hi):
+        m = 0
+        for p in range(idx.shape[1]):
+            i = idx[f, p]
+            wi = w[i]
+            if wi > 0.0:
+                o_idx[f, m] = i
+                o_xs[f, m] = xs[f, p]
+                o_ys[f, m] = ys[f, p]
+                o_ws[f, m] = wi
+                m += 1
+
+
+@JIT
 def sort_features(lo, hi, idx, xs, ys, ws):
     """Sort the rows of features ``[lo, hi)`` of the layout by value (stable, carrying
     ids, targets and weights along).

@@ -54,7 +54,7 @@ def fingerprint(package=PACKAGE):
 
 
 def cache_dirs(package=PACKAGE):
-    """Where numba may keep cached kernels of ``package``: per folder of modules,
+    """Where numba may keep cached kernels of ``package``: per folder of kernel modules,
     ``NUMBA_CACHE_DIR``'s subdirectory for it (when set), its ``__pycache__`` and the
     user-wide cache's subdirectory, from numba's own cache locators
     (``numba.core.caching``), in numba's order. Returns ``(path, used)`` pairs: ``used``
@@ -66,7 +66,10 @@ def cache_dirs(package=PACKAGE):
     if numba.config.CACHE_DIR:
         kinds.insert(0, "UserProvidedCacheLocator")
     out = []
-    for folder in sorted({p.parent for p in package.rglob("*.py")}):
+    # the folders whose modules define kernels (a subpackage that only composes them,
+    # such as ensemble/, has no cache of its own)
+    with_kernels = {p.parent for p in package.rglob("*.py") if "_jit import" in p.read_text()}
+    for folder in sorted(with_kernels):
         src = str(folder / "__init__.py")
         chosen = None
         for kind in kinds:

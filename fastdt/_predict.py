@@ -96,7 +96,11 @@ def leaves(tree, Xa, has_nan):
 def values(tree, X, estimator_name=None):
     """``value`` of the leaf of every row (fractional trees: the weighted mean of the
     leaves a row missing a value reaches)."""
-    Xa, has_nan = X_for(tree, X, estimator_name)
+    return values_of(tree, *X_for(tree, X, estimator_name))
+
+
+def values_of(tree, Xa, has_nan):
+    """:func:`values` of rows already checked (:func:`X_for`)."""
     if has_nan and tree.params.get("missing") == "fractional":
         # a row missing a split's feature goes down both branches (C4.5)
         from ._parallel import run_rows

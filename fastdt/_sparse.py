@@ -145,6 +145,26 @@ def prepare_sparse(box, target, weights, positive, max_bins=None):
                 bins=bins)
 
 
+def in_bag_layout(layout, weights):
+    """The layout of the rows of positive ``weights`` (float64 [n] by row id; a forest
+    tree's in-bag counts times the sample weights), each entry weighted: the same sorted
+    order, nothing sorted again."""
+    out = dict(layout)
+    indptr = layout["indptr"]
+    keep = weights[layout["e_rows"]] > 0
+    n_features = indptr.shape[0] - 1
+    col = np.repeat(np.arange(n_features), np.diff(indptr))
+    counts = np.bincount(col[keep], minlength=n_features)
+    out["indptr"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    for name in ("e_rows", "e_vals", "e_ys"):
+        out[name] = np.ascontiguousarray(layout[name][keep])
+    out["e_ws"] = weights[out["e_rows"]]
+    order = layout["order"]
+    out["order"] = np.ascontiguousarray(order[weights[order] > 0])
+    out["w"] = weights
+    return out
+
+
 class SparseSplitter:
     """Splits of the rows of a sparse X from its layout (:func:`prepare_sparse`,
     rearranged in place by the growth; pass a copy to keep it).
@@ -158,7 +178,7 @@ class SparseSplitter:
     def __init__(self, layout, *, n_stats, is_clf, crit, min_samples_leaf, min_weight_leaf,
                  random_seed=None, mono=None):
         self.__dict__.update(layout)
-        self.n = self.order.shape[0]
+        self.n = self.order.shape[0]  # rows in the tree (ids index y: all prepared rows)
         self.n_features = self.indptr.shape[0] - 1
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
@@ -169,9 +189,9 @@ class SparseSplitter:
         else:
             self.zcode, self.bin_lo, self.bin_hi = self.bins
         self.live_end = self.indptr[1:].copy()
-        self.node_of = np.zeros(self.n, dtype=np.int32)
+        self.node_of = np.zeros(self.y.shape[0], dtype=np.int32)
         self.e_node = np.zeros(self.e_rows.shape[0], dtype=np.int32)
-        self.side = np.zeros(self.n, dtype=np.uint8)
+        self.side = np.zeros(self.y.shape[0], dtype=np.uint8)
         self.moved = False  # rows changed node since the last scan
         self.node_slot = np.full(64, -1, dtype=np.int64)
 

@@ -15,6 +15,7 @@ Groups (:data:`GROUPS`), in order:
                ``criterion="absolute_error"``, several outputs) and the numeric
                prediction kernels
 ``hist``       histogram fits (binning, uint8 and uint16 codes)
+``forest``     forests (each tree's in-bag rows taken from the prepared layout)
 ``sparse``     fits on ``scipy.sparse`` X (exact, random and histogram splits; skipped
                without scipy)
 ``categorical`` categorical features and missing values (``missing="learn"``), every
@@ -84,6 +85,15 @@ def _hist():
         for max_bins in (16, 300):  # uint8 and uint16 codes
             for target in (y, X[:, 1].astype(np.float64)):
                 fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
+
+
+def _forest():
+    import fastdt
+
+    for dtype in (np.float32, np.float64):
+        X, y, _ = _data(dtype)
+        for target in (y, X[:, 1].astype(np.float64)):
+            fastdt.fit_forest(X, target, n_estimators=2, max_depth=3, random_state=0)
 
 
 def _sparse():
@@ -184,6 +194,7 @@ def _rules():
 GROUPS = {
     "exact": ("exact fits and numeric prediction", _exact),
     "hist": ("histogram fits", _hist),
+    "forest": ("forests", _forest),
     "sparse": ("fits on sparse X", _sparse),
     "categorical": ("categorical features, missing values learned", _categorical),
     "missing": ("missing='fractional' and 'surrogate'", _missing),

@@ -56,6 +56,10 @@ def fit(X, y, *, sample_weight=None, **params):
 
 def apply(tree, X, *, _estimator_name=None):
     """Leaf id (int64) reached by every row of ``X``."""
+    if getattr(tree, "kind", None) == "forest":
+        from .ensemble import api as forest_api
+
+        return forest_api.apply(tree, X, _estimator_name)
     if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
         return _predict.by_blocks(apply, tree, X, _estimator_name=_estimator_name)
     return _predict.leaves(tree, *_predict.X_for(tree, X, _estimator_name))
@@ -64,6 +68,10 @@ def apply(tree, X, *, _estimator_name=None):
 def predict_proba(tree, X, *, _estimator_name=None):
     """Class probabilities (weighted class fractions of the leaf), shape (n, n_classes);
     with several outputs, a list of one such array per output."""
+    if getattr(tree, "kind", None) == "forest":
+        from .ensemble import api as forest_api
+
+        return forest_api.predict_proba(tree, X, _estimator_name)
     if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
         return _predict.by_blocks(predict_proba, tree, X, _estimator_name=_estimator_name)
     _predict.check_tree(tree)
@@ -79,6 +87,10 @@ def predict_proba(tree, X, *, _estimator_name=None):
 def predict(tree, X, *, _estimator_name=None):
     """Predicted class labels (original label type) or regression values; with several
     outputs, shape (n, n_outputs)."""
+    if getattr(tree, "kind", None) == "forest":
+        from .ensemble import api as forest_api
+
+        return forest_api.predict(tree, X, _estimator_name)
     if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
         return _predict.by_blocks(predict, tree, X, _estimator_name=_estimator_name)
     _predict.check_tree(tree)

@@ -69,11 +69,14 @@ def _differs(value, default):
         return True
 
 
-class _BaseTree:
-    """Parameter handling, repr, tags and the methods shared by both trees."""
+class _BaseEstimator:
+    """Parameter handling, repr, tags, the fitted check and prediction: shared by the
+    trees and the forests (:mod:`fastdt.ensemble`), whose fitted model is the attribute
+    named ``_model_attr`` (a Tree or a Forest: :mod:`fastdt.api` takes either)."""
 
     _task = None
     _estimator_type = None
+    _model_attr = "tree_"
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -188,31 +191,60 @@ class _BaseTree:
 
     def __sklearn_is_fitted__(self):
         """Whether :meth:`fit` has been called (used by scikit-learn's ``check_is_fitted``)."""
-        return hasattr(self, "tree_")
+        return hasattr(self, self._model_attr)
 
     def _check_fitted(self):
-        if not hasattr(self, "tree_"):
+        if not hasattr(self, self._model_attr):
             raise _not_fitted_error(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
+        return getattr(self, self._model_attr)
 
-    # ------------------------------------------------------------------ fitting
-    def _fit(self, X, y, sample_weight):
+    def _fitted_attributes(self, model):
+        """The attributes scikit-learn's estimators have after ``fit``."""
+        self.n_outputs_ = model.n_outputs
+        self.n_features_in_ = model.n_features
+        if model.feature_names is not None:
+            self.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
+        elif "feature_names_in_" in self.__dict__:
+            del self.feature_names_in_
+
+    def _require_y(self, y):
         if y is None:
             raise ValueError(
                 f"This {type(self).__name__} estimator requires y to be passed, but the "
                 "target y is None."
             )
+
+    def predict(self, X):
+        """Predict class labels (classifier) or target values (regressor) for ``X``.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted class labels (with the type of the labels seen in :meth:`fit`)
+            or predicted values.
+        """
+        model = self._check_fitted()
+        return api.predict(model, X, _estimator_name=type(self).__name__)
+
+
+class _BaseTree(_BaseEstimator):
+    """The methods shared by the single-tree estimators."""
+
+    # ------------------------------------------------------------------ fitting
+    def _fit(self, X, y, sample_weight):
+        self._require_y(y)
         params = self.get_params(deep=False)
         tree = api.fit(X, y, sample_weight=sample_weight, task=self._task, **params)
         self.tree_ = tree
-        self.n_outputs_ = tree.n_outputs
-        self.n_features_in_ = tree.n_features
-        if tree.feature_names is not None:
-            self.feature_names_in_ = np.asarray(tree.feature_names, dtype=object)
-        elif "feature_names_in_" in self.__dict__:
-            del self.feature_names_in_
+        self._fitted_attributes(tree)
         self.max_features_ = self._resolved_max_features(params, tree)
         return tree
 
@@ -247,23 +279,6 @@ class _BaseTree:
         return _Bunch(cost_complexity_pruning_path(tree)._asdict())
 
     # ------------------------------------------------------------------ prediction
-    def predict(self, X):
-        """Predict class labels (classifier) or target values (regressor) for ``X``.
-
-        Parameters
-        ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Input samples.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Predicted class labels (with the type of the labels seen in :meth:`fit`)
-            or predicted values.
-        """
-        self._check_fitted()
-        return api.predict(self.tree_, X, _estimator_name=type(self).__name__)
-
     def apply(self, X):
         """Return the index of the leaf that every sample ends up in.
 
@@ -377,7 +392,108 @@ def _target_1d(y):
     return y
 
 
-class DecisionTreeClassifier(_BaseTree):
+class _Classifier:
+    """Probabilities and accuracy: what every classifier adds (trees and forests)."""
+
+    def predict_proba(self, X):
+        """Predict class probabilities: the weighted class fractions of each leaf (a
+        forest: their mean over the trees).
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow :attr:`classes_`.
+        """
+        model = self._check_fitted()
+        return api.predict_proba(model, X, _estimator_name=type(self).__name__)
+
+    def predict_log_proba(self, X):
+        """Predict the logarithm of the class probabilities (``-inf`` for zero).
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Input samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Columns follow :attr:`classes_`.
+        """
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            if isinstance(proba, list):  # several outputs
+                return [np.log(p) for p in proba]
+            return np.log(proba)
+
+    def score(self, X, y, sample_weight=None):
+        """Return the (weighted) accuracy on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            Fraction (weighted by ``sample_weight``) of correctly predicted samples;
+            with several outputs, of samples whose every output is right (subset
+            accuracy).
+        """
+        y = _target_1d(y)
+        pred = self.predict(X)
+        if y.shape != pred.shape:
+            raise ValueError(f"y has shape {y.shape}; expected {pred.shape}")
+        correct = (pred == y)
+        if correct.ndim == 2:
+            correct = correct.all(axis=1)
+        return float(np.average(correct.astype(np.float64), weights=sample_weight))
+
+
+class _Regressor:
+    """R^2: what every regressor adds (trees and forests)."""
+
+    def score(self, X, y, sample_weight=None):
+        """Return the (weighted) coefficient of determination R^2 on ``(X, y)``.
+
+        ``1 - sum(w * (y - y_pred)**2) / sum(w * (y - mean_w(y))**2)``; when ``y`` is
+        constant the score is 1.0 for a perfect prediction and 0.0 otherwise.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,)
+            True values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            R^2 of the predictions.
+        """
+        y = _target_1d(y).astype(np.float64)
+        pred = self.predict(X)
+        if y.shape != pred.shape:
+            raise ValueError(f"y has shape {y.shape}; expected {pred.shape}")
+        if y.ndim == 2:  # several outputs: the mean of their R^2, as scikit-learn
+            return float(np.mean([_r2(y[:, k], pred[:, k], sample_weight)
+                                  for k in range(y.shape[1])]))
+        return _r2(y, pred, sample_weight)
+
+
+class DecisionTreeClassifier(_Classifier, _BaseTree):
     """An exact CART decision tree classifier.
 
     Same parameters and split selection as scikit-learn's ``DecisionTreeClassifier``,
@@ -552,71 +668,8 @@ class DecisionTreeClassifier(_BaseTree):
             self.n_classes_ = [int(c.shape[0]) for c in tree.classes]
         return self
 
-    def predict_proba(self, X):
-        """Predict class probabilities: the weighted class fractions of each leaf.
 
-        Parameters
-        ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Input samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns follow :attr:`classes_`.
-        """
-        self._check_fitted()
-        return api.predict_proba(self.tree_, X, _estimator_name=type(self).__name__)
-
-    def predict_log_proba(self, X):
-        """Predict the logarithm of the class probabilities (``-inf`` for zero).
-
-        Parameters
-        ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Input samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Columns follow :attr:`classes_`.
-        """
-        proba = self.predict_proba(X)
-        with np.errstate(divide="ignore"):
-            if isinstance(proba, list):  # several outputs
-                return [np.log(p) for p in proba]
-            return np.log(proba)
-
-    def score(self, X, y, sample_weight=None):
-        """Return the (weighted) accuracy on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Test samples.
-        y : array-like of shape (n_samples,)
-            True labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-
-        Returns
-        -------
-        score : float
-            Fraction (weighted by ``sample_weight``) of correctly predicted samples;
-            with several outputs, of samples whose every output is right (subset
-            accuracy).
-        """
-        y = _target_1d(y)
-        pred = self.predict(X)
-        if y.shape != pred.shape:
-            raise ValueError(f"y has shape {y.shape}; expected {pred.shape}")
-        correct = (pred == y)
-        if correct.ndim == 2:
-            correct = correct.all(axis=1)
-        return float(np.average(correct.astype(np.float64), weights=sample_weight))
-
-
-class DecisionTreeRegressor(_BaseTree):
+class DecisionTreeRegressor(_Regressor, _BaseTree):
     """An exact CART decision tree regressor.
 
     Same parameters and split selection as scikit-learn's ``DecisionTreeRegressor``,
@@ -778,35 +831,6 @@ class DecisionTreeRegressor(_BaseTree):
         """
         self._fit(X, y, sample_weight)
         return self
-
-    def score(self, X, y, sample_weight=None):
-        """Return the (weighted) coefficient of determination R^2 on ``(X, y)``.
-
-        ``1 - sum(w * (y - y_pred)**2) / sum(w * (y - mean_w(y))**2)``; when ``y`` is
-        constant the score is 1.0 for a perfect prediction and 0.0 otherwise.
-
-        Parameters
-        ----------
-        X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Test samples.
-        y : array-like of shape (n_samples,)
-            True values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Sample weights.
-
-        Returns
-        -------
-        score : float
-            R^2 of the predictions.
-        """
-        y = _target_1d(y).astype(np.float64)
-        pred = self.predict(X)
-        if y.shape != pred.shape:
-            raise ValueError(f"y has shape {y.shape}; expected {pred.shape}")
-        if y.ndim == 2:  # several outputs: the mean of their R^2, as scikit-learn
-            return float(np.mean([_r2(y[:, k], pred[:, k], sample_weight)
-                                  for k in range(y.shape[1])]))
-        return _r2(y, pred, sample_weight)
 
 
 def _r2(y, pred, sample_weight):

@@ -217,7 +217,8 @@ class Tree:
 
 
 def load(path):
-    """Read a tree written by :meth:`Tree.save`, validating it completely.
+    """Read a tree written by :meth:`Tree.save` (or a forest written by
+    :meth:`fastdt.ensemble.Forest.save`), validating it completely.
 
     Raises ``ValueError`` for anything that is not a valid fastdt model file
     (damaged, truncated, wrong version, inconsistent arrays).
@@ -231,6 +232,10 @@ def load(path):
         raise ValueError(f"{path!s} is not a readable fastdt model file: {exc}") from exc
     except Exception as exc:  # zlib.error and other decoder failures of damaged files
         raise ValueError(f"{path!s} is not a readable fastdt model file: {exc!r}") from exc
+    if "__offsets__" in contents:  # a forest (fastdt.ensemble.Forest)
+        from .ensemble.forest import forest_from_contents
+
+        return forest_from_contents(contents, str(path))
     return _from_contents(contents, str(path))
 
 

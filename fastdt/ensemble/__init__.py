@@ -1,0 +1,18 @@
+"""Ensembles of trees over the shared engine: forests (this package) and, next, boosting.
+
+* :mod:`fastdt.ensemble.forest`: the :class:`Forest` format (every tree's arrays
+  concatenated, per-tree offsets; save/load validated).
+* :mod:`fastdt.ensemble.api`: :func:`fit_forest` (prepare once, one tree per seed from
+  the in-bag counts), prediction, out-of-bag results.
+* :mod:`fastdt.ensemble.estimators`: ``RandomForestClassifier``,
+  ``RandomForestRegressor``, ``ExtraTreesClassifier``, ``ExtraTreesRegressor``.
+"""
+
+from .api import fit_forest
+from .estimators import (
+    ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+)
+from .forest import Forest
+
+__all__ = ["Forest", "fit_forest", "RandomForestClassifier", "RandomForestRegressor",
+           "ExtraTreesClassifier", "ExtraTreesRegressor"]

@@ -1,0 +1,318 @@
+"""Forests grown on the shared engine: prepare once, then one tree per seed.
+
+:func:`fit_forest` checks and converts the data once (:func:`fastdt._engine.prepare`: the
+presort, the bins or the sparse layout), then grows every tree from it
+(:func:`fastdt._engine.grow` with the tree's in-bag counts as row weights: a tree's
+layout is the prepared one restricted to its in-bag rows, nothing is sorted again and
+no row of X is copied). Tree ``i`` is fully determined by its seed (drawn from
+``random_state``): the bootstrap counts, the feature sampler and the random splits all
+come from it, so a forest is the same bit for bit whatever the number of threads, and
+the in-bag counts can be regenerated for the out-of-bag results.
+"""
+
+import sys
+import time
+
+import numpy as np
+
+from .. import _engine, _input, _predict
+from ..pruning import prune
+from .forest import Forest
+
+__all__ = ["fit_forest", "forest_values", "in_bag_counts", "tree_seeds"]
+
+FOREST_PARAMS = ("n_estimators", "bootstrap", "max_samples", "oob_score", "random_state",
+                 "n_jobs", "verbose")
+
+
+def tree_seeds(random_state, n_trees):
+    """One uint64 seed per tree from ``random_state`` (None: fresh entropy)."""
+    if isinstance(random_state, np.random.RandomState):
+        rng = np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    else:
+        rng = np.random.default_rng(random_state)
+    return rng.integers(1, 2**63 - 1, size=n_trees, dtype=np.int64).astype(np.uint64)
+
+
+def in_bag_counts(seed, n, n_samples):
+    """How often each of ``n`` rows is drawn into a tree's bootstrap sample of
+    ``n_samples`` draws with replacement (int64 [n]), from the tree's seed."""
+    rng = np.random.default_rng(np.uint64(seed) ^ np.uint64(0x5DEECE66D))
+    return np.bincount(rng.integers(0, n, size=n_samples), minlength=n)
+
+
+def _n_samples(max_samples, n):
+    if max_samples is None:
+        return n
+    if isinstance(max_samples, (bool, np.bool_)):
+        raise TypeError("max_samples must be None, an int or a float")
+    if isinstance(max_samples, (int, np.integer)):
+        if not 1 <= max_samples <= n:
+            raise ValueError(f"max_samples={max_samples} must be in [1, {n}] (the number "
+                             "of samples)")
+        return int(max_samples)
+    if isinstance(max_samples, (float, np.floating)):
+        if not 0.0 < max_samples <= 1.0:
+            raise ValueError(f"max_samples={max_samples} must be in (0.0, 1.0]")
+        return max(1, int(round(max_samples * n)))
+    raise TypeError(f"max_samples must be None, an int or a float, got {max_samples!r}")
+
+
+def _check_forest_params(p):
+    n = p["n_estimators"]
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n_estimators={n!r} must be an int >= 1")
+    for name in ("bootstrap", "oob_score"):
+        if not isinstance(p[name], (bool, np.bool_)):
+            raise ValueError(f"{name} must be a bool, got {p[name]!r}")
+    if p["oob_score"] and not p["bootstrap"]:
+        raise ValueError("Out of bag estimation only available if bootstrap=True")
+    if not p["bootstrap"] and p["max_samples"] is not None:
+        raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to "
+                         "`bootstrap=True` or set `max_sample=None`.")
+    jobs = p["n_jobs"]
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer))
+                             or jobs == 0):
+        raise ValueError(f"n_jobs={jobs!r} must be None or a non-zero int")
+
+
+def _threads(n_jobs):
+    """The thread count for ``n_jobs`` (scikit-learn's meaning: -1 all, -2 all but one)."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        return numba.get_num_threads()
+    return max(1, min(most, n_jobs if n_jobs > 0 else most + 1 + n_jobs))
+
+
+def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
+               max_samples=None, oob_score=False, random_state=None, n_jobs=None, verbose=0,
+               **tree_params):
+    """Fit a forest of trees on bootstrap samples (Breiman's random forest).
+
+    Parameters
+    ----------
+    X, y, sample_weight
+        As :func:`fastdt.fit` (arrays, DataFrames with categorical columns and NaN,
+        sparse matrices; classification or regression).
+    n_estimators : int, default=100
+        Trees.
+    bootstrap : bool, default=True
+        Each tree grows on a bootstrap sample (drawn with replacement; the draw counts
+        are the rows' weights, rows never copied); False: every tree on every row.
+    max_samples : None, int or float
+        Draws per bootstrap sample (None: as many as rows; a float: that fraction).
+    oob_score : bool, default=False
+        Also compute the out-of-bag prediction of every row and its score (accuracy or
+        R^2): the forest's ``oob_`` attribute holds them (:func:`oob_results`; not
+        saved with the forest).
+    random_state : None, int or numpy Generator/RandomState
+        Seeds every tree (bootstrap, feature sampling, random splits).
+    n_jobs : None or int
+        Threads (None: numba's current number; -1: all).
+    verbose : int
+        > 0: a progress line (trees done, elapsed, remaining) on stderr.
+    **tree_params
+        Parameters of every tree, as :func:`fastdt.fit` (``criterion``,
+        ``splitter`` ("best" default, "hist", "random"), ``max_depth``,
+        ``max_features`` (default here: ``"sqrt"`` for classification, ``1.0`` for
+        regression, as scikit-learn's forests), ``class_weight`` (also
+        ``"balanced_subsample"``: balanced on each tree's bootstrap sample), ...).
+
+    Returns
+    -------
+    Forest
+    """
+    fp = dict(n_estimators=n_estimators, bootstrap=bootstrap, max_samples=max_samples,
+              oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose)
+    _check_forest_params(fp)
+    import numba
+
+    saved = numba.get_num_threads()
+    numba.set_num_threads(_threads(n_jobs))
+    try:
+        return _fit(X, y, sample_weight, fp, dict(tree_params))
+    finally:
+        numba.set_num_threads(saved)
+
+
+def _fit(X, y, sample_weight, fp, tp):
+    subsample_balanced = tp.get("class_weight") == "balanced_subsample"
+    if subsample_balanced:
+        tp["class_weight"] = None
+    if "max_features" not in tp:  # scikit-learn's forests: sqrt (classification), all
+        task = _input.infer_task(y, tp.get("task"), tp.get("criterion"))
+        tp["max_features"] = "sqrt" if task == "classification" else 1.0
+    ccp_alpha = tp.pop("ccp_alpha", 0.0)
+    prep = _engine.prepare(X, y, sample_weight, dict(tp, ccp_alpha=0.0))
+    if subsample_balanced and not prep.is_clf:
+        raise ValueError("class_weight='balanced_subsample' applies to classification only")
+    n = prep.target.shape[0]
+    n_samples = _n_samples(fp["max_samples"], n)
+    seeds = tree_seeds(fp["random_state"], fp["n_estimators"])
+    base_w = np.ones(n) if prep.weights is None else prep.weights
+    trees = []
+    t0 = time.perf_counter()
+    for i, seed in enumerate(seeds):
+        w = base_w
+        if fp["bootstrap"]:
+            w = base_w * in_bag_counts(seed, n, n_samples)
+        if subsample_balanced:
+            w = w * _balanced(prep.target, w, prep.n_stats)
+        tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=w))
+        if ccp_alpha > 0.0:
+            tree = prune(tree, ccp_alpha)
+        trees.append(tree)
+        if fp["verbose"]:
+            _progress(i + 1, len(seeds), time.perf_counter() - t0)
+    params = {k: (v if k != "random_state" or isinstance(v, (int, type(None))) else None)
+              for k, v in fp.items()}
+    params["tree_params"] = trees[0].params
+    params["seeds"] = [int(s) for s in seeds]
+    params["n_samples"] = n_samples
+    forest = Forest.from_trees(trees, params=params)
+    if fp["oob_score"]:
+        forest.oob_ = oob_results(forest, X, prep, y)
+    return forest
+
+
+def _balanced(target, w, n_classes):
+    """Per-row class weights balanced on the bootstrap sample (``w`` > 0: in the bag;
+    scikit-learn's ``"balanced_subsample"``: counts of draws, not of weights)."""
+    drawn = w > 0
+    counts = np.bincount(target[drawn], minlength=n_classes).astype(np.float64)
+    cw = np.zeros(n_classes)
+    present = counts > 0
+    cw[present] = drawn.sum() / (present.sum() * counts[present])
+    return cw[target]
+
+
+def _progress(done, total, elapsed):
+    left = elapsed / done * (total - done)
+    end = "\n" if done == total else "\r"
+    sys.stderr.write(f"fastdt forest: {done}/{total} trees, {elapsed:.1f} s elapsed, "
+                     f"~{left:.1f} s left{end}")
+    sys.stderr.flush()
+
+
+def _blocks(forest, X, estimator_name=None):
+    """``(rows in all, row slice, checked rows, has NaN)`` blocks of ``X`` for the
+    forest's trees (a sparse X: dense blocks of rows, never the whole matrix; a dense
+    X: one block)."""
+    tree = forest.tree(0)
+    if _predict.is_sparse(X):
+        start = 0
+        for block in _predict.sparse_blocks(X, tree.n_features):
+            Xa, has_nan = _predict.X_for(tree, block, estimator_name)
+            yield X.shape[0], slice(start, start + Xa.shape[0]), Xa, has_nan
+            start += Xa.shape[0]
+        return
+    Xa, has_nan = _predict.X_for(tree, X, estimator_name)
+    yield Xa.shape[0], slice(0, Xa.shape[0]), Xa, has_nan
+
+
+def forest_values(forest, X, estimator_name=None):
+    """The mean of the trees' leaf values for every row of ``X`` (float64 [n,
+    n_values]): class fractions, or regression means."""
+    out = None
+    for n, rows, Xa, has_nan in _blocks(forest, X, estimator_name):
+        acc = np.zeros((Xa.shape[0], forest.value.shape[1]))
+        for tree in forest.trees():
+            acc += _predict.values_of(tree, Xa, has_nan)
+        if out is None:
+            out = np.empty((n, acc.shape[1]))
+        out[rows] = acc / forest.n_trees
+    return out
+
+
+def oob_results(forest, X, prep, y):
+    """Out-of-bag results of a forest fitted on ``X, y`` by :func:`fit_forest`: a dict
+    with ``decision`` (float64 [n, n_values]: each row's mean leaf value over the trees
+    that did not draw it; NaN for a row every tree drew), ``n_trees`` (int64 [n]) and
+    ``score`` (accuracy, or R^2, over the rows with a prediction). The in-bag counts are
+    regenerated from the trees' seeds."""
+    n_all = prep.target.shape[0] if prep.positive is None else prep.positive.shape[0]
+    rows = np.arange(n_all) if prep.positive is None else np.flatnonzero(prep.positive)
+    n, n_samples = rows.shape[0], forest.params["n_samples"]
+    oob = np.zeros((forest.n_trees, n_all), dtype=bool)
+    oob[:, :] = True  # rows of weight 0 take part in no tree
+    for i, seed in enumerate(forest.params["seeds"]):
+        oob[i, rows] = in_bag_counts(seed, n, n_samples) == 0
+    acc = np.zeros((n_all, forest.value.shape[1]))
+    for _, block, Xa, has_nan in _blocks(forest, X):
+        for i, tree in enumerate(forest.trees()):
+            mask = oob[i, block]
+            if mask.any():
+                acc[block][mask] += _predict.values_of(tree, Xa[mask], has_nan)
+    count = oob.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        decision = acc / count[:, None]
+    decision[count == 0] = np.nan
+    has = count > 0
+    if not has.all():
+        import warnings
+
+        warnings.warn("Some inputs do not have OOB scores. This probably means too few "
+                      "trees were used to compute any reliable OOB estimates.", UserWarning,
+                      stacklevel=4)
+    score = _score(forest, decision[has], np.asarray(y)[has])
+    return {"decision": decision, "n_trees": count, "score": score}
+
+
+def _score(forest, decision, y):
+    if decision.shape[0] == 0:
+        return np.nan
+    if forest.task == "classification":
+        if forest.n_outputs > 1:
+            raise ValueError("oob_score handles one output")
+        pred = np.asarray(forest.classes)[np.argmax(decision, axis=1)]
+        return float(np.mean(pred == np.asarray(y).ravel()))
+    y = np.asarray(y, dtype=np.float64)
+    pred = decision if forest.n_outputs > 1 else decision[:, 0]
+    ss_res = ((y - pred) ** 2).sum(axis=0)
+    ss_tot = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
+    return float(np.mean(1.0 - ss_res / ss_tot))
+
+
+# ---------------------------------------------------------------------- prediction
+# (fastdt.predict, predict_proba and apply take a Forest as they take a Tree)
+
+
+def predict_proba(forest, X, estimator_name=None):
+    """Class probabilities: the mean of the trees' class fractions, ``(n, n_classes)``
+    (several outputs: a list of one such array per output)."""
+    if forest.task != "classification":
+        raise ValueError("predict_proba needs a classification forest")
+    values = forest_values(forest, X, estimator_name)
+    if forest.n_outputs == 1:
+        return values
+    off = forest.tree(0).value_offsets
+    return [np.ascontiguousarray(values[:, off[k]:off[k + 1]])
+            for k in range(forest.n_outputs)]
+
+
+def predict(forest, X, estimator_name=None):
+    """Class labels of the highest mean probability, or the mean of the trees'
+    regression values."""
+    values = forest_values(forest, X, estimator_name)
+    if forest.task == "classification":
+        if forest.n_outputs == 1:
+            return forest.classes[np.argmax(values, axis=1)]
+        off = forest.tree(0).value_offsets
+        return np.column_stack([forest.classes[k][np.argmax(values[:, off[k]:off[k + 1]],
+                                                             axis=1)]
+                                for k in range(forest.n_outputs)])
+    return values[:, 0] if forest.n_outputs == 1 else values
+
+
+def apply(forest, X, estimator_name=None):
+    """Leaf id of every row in every tree (int64 ``(n, n_trees)``; ids local to each
+    tree, as :meth:`Forest.tree` numbers them)."""
+    out = None
+    for n, rows, Xa, has_nan in _blocks(forest, X, estimator_name):
+        if out is None:
+            out = np.empty((n, forest.n_trees), dtype=np.int64)
+        for i, tree in enumerate(forest.trees()):
+            out[rows, i] = _predict.leaves(tree, Xa, has_nan)
+    return out

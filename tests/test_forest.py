@@ -1,0 +1,279 @@
+"""Forests (fastdt.ensemble): the format, growth from the shared engine, out-of-bag results,
+the estimators."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import fastdt
+from fastdt import _engine
+from fastdt.ensemble import Forest, fit_forest
+from fastdt.ensemble.api import in_bag_counts
+from fastdt.tree import FIELDS
+
+ARRAYS = ("feature", "threshold", "left", "right", "n_node_samples", "missing_go_left",
+          "value", "impurity", "weighted_n_node_samples")
+
+
+def assert_same(a, b, arrays=ARRAYS):
+    assert a.node_count == b.node_count
+    for name in arrays:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 8))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    z = np.nan_to_num(X)
+    y = (z[:, 0] + z[:, 1] * z[:, 2] + 0.3 * rng.normal(size=400) > 0).astype(int)
+    yr = 2 * z[:, 0] - z[:, 3] + rng.normal(size=400)
+    return X, y, yr
+
+
+@pytest.mark.parametrize("params", [{}, {"splitter": "hist"}, {"missing": "surrogate"},
+                                    {"criterion": "entropy", "max_depth": 4}], ids=str)
+def test_tree_grown_on_in_bag_rows_is_the_weighted_fit(data, params):
+    """The engine grows a forest tree from the prepared layout restricted to its in-bag
+    rows: the tree fit() grows with the counts as sample weights (rows of weight 0 take
+    no part; the histogram splitter's bins come from every row in both)."""
+    X, y, _ = data
+    counts = in_bag_counts(7, X.shape[0], X.shape[0]).astype(float)
+    keep = counts > 0
+    prep = _engine.prepare(X, y, None, params)
+    tree = _engine.assemble(prep, _engine.grow(prep, row_weights=counts))
+    assert_same(tree, fastdt.fit(X, y, sample_weight=counts, **params))
+    if "splitter" not in params:  # exact splits: the in-bag rows alone give the same
+        assert_same(tree, fastdt.fit(X[keep], y[keep], sample_weight=counts[keep], **params))
+
+
+def test_sparse_in_bag_rows(data):
+    sp = pytest.importorskip("scipy.sparse")
+    X, y, _ = data
+    X = np.where(np.abs(np.nan_to_num(X)) < 0.7, 0.0, X)
+    counts = in_bag_counts(3, X.shape[0], X.shape[0]).astype(float)
+    keep = counts > 0
+    prep = _engine.prepare(sp.csr_matrix(X), y, None, {})
+    tree = _engine.assemble(prep, _engine.grow(prep, row_weights=counts))
+    assert_same(tree, fastdt.fit(X[keep], y[keep], sample_weight=counts[keep]))
+
+
+def test_one_tree_without_sampling_is_fit(data):
+    X, y, yr = data
+    for target in (y, yr):
+        forest = fit_forest(X, target, n_estimators=1, bootstrap=False, max_features=None,
+                            random_state=0)
+        assert forest.n_trees == 1
+        assert_same(forest.tree(0), fastdt.fit(X, target))
+
+
+def test_prediction_is_the_mean_of_the_trees(data):
+    X, y, yr = data
+    forest = fit_forest(X, y, n_estimators=7, random_state=1)
+    mean = np.mean([fastdt.predict_proba(t, X) for t in forest.trees()], axis=0)
+    np.testing.assert_allclose(fastdt.predict_proba(forest, X), mean, rtol=1e-12)
+    np.testing.assert_array_equal(fastdt.predict(forest, X), forest.classes[mean.argmax(1)])
+    leaves = fastdt.apply(forest, X)
+    assert leaves.shape == (X.shape[0], 7)
+    for i, t in enumerate(forest.trees()):
+        np.testing.assert_array_equal(leaves[:, i], fastdt.apply(t, X))
+    reg = fit_forest(X, yr, n_estimators=5, random_state=2)
+    np.testing.assert_allclose(fastdt.predict(reg, X),
+                               np.mean([fastdt.predict(t, X) for t in reg.trees()], axis=0))
+
+
+def test_out_of_bag_equals_brute_force(data):
+    X, y, yr = data
+    for target in (y, yr):
+        forest = fit_forest(X, target, n_estimators=12, oob_score=True, random_state=4,
+                            max_samples=0.7)
+        n, n_samples = X.shape[0], forest.params["n_samples"]
+        assert n_samples == 280
+        acc, cnt = np.zeros((n, forest.value.shape[1])), np.zeros(n)
+        for seed, tree in zip(forest.params["seeds"], forest.trees()):
+            out = in_bag_counts(seed, n, n_samples) == 0
+            acc[out] += fastdt.api._predict.values(tree, X)[out]
+            cnt[out] += 1
+        has = cnt > 0
+        np.testing.assert_allclose(forest.oob_["decision"][has], acc[has] / cnt[has, None])
+        assert np.isnan(forest.oob_["decision"][~has]).all()
+        if forest.task == "classification":
+            expect = np.mean(forest.classes[acc[has].argmax(1)] == target[has])
+        else:
+            pred = acc[has, 0] / cnt[has]
+            expect = 1 - ((target[has] - pred) ** 2).sum() / (
+                (target[has] - target[has].mean()) ** 2).sum()
+        assert forest.oob_["score"] == pytest.approx(expect, rel=1e-12)
+
+
+def test_bootstrap_counts_are_the_trees_rows(data):
+    X, y, _ = data
+    forest = fit_forest(X, y, n_estimators=3, random_state=5, max_features=None)
+    for seed, tree in zip(forest.params["seeds"], forest.trees()):
+        counts = in_bag_counts(seed, X.shape[0], X.shape[0])
+        assert tree.n_node_samples[0] == np.count_nonzero(counts)
+        assert tree.weighted_n_node_samples[0] == counts.sum()
+
+
+def test_same_forest_on_every_thread_count(on_each_thread_count):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 12))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    one, many = on_each_thread_count(lambda: [
+        fit_forest(X, y, n_estimators=4, random_state=0),
+        fit_forest(X, y, n_estimators=4, random_state=0, splitter="hist"),
+        fit_forest(X, y, n_estimators=4, random_state=0, splitter="random", bootstrap=False)])
+    for a, b in zip(one, many):
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_seeds(data):
+    X, y, _ = data
+    a = fit_forest(X, y, n_estimators=3, random_state=0)
+    b = fit_forest(X, y, n_estimators=3, random_state=0)
+    c = fit_forest(X, y, n_estimators=3, random_state=1)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    assert a.node_count != c.node_count or not np.array_equal(a.threshold, c.threshold)
+
+
+def test_save_load_pickle_and_damaged_files(tmp_path, data):
+    X, y, _ = data
+    forest = fit_forest(X, y, n_estimators=4, random_state=0, max_depth=4)
+    path = tmp_path / "f.npz"
+    forest.save(path)
+    back = fastdt.load(path)
+    assert isinstance(back, Forest) and back.n_trees == 4
+    for name in (*FIELDS, "offsets"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(forest, name))
+    np.testing.assert_array_equal(fastdt.predict_proba(back, X), fastdt.predict_proba(forest, X))
+    assert isinstance(fastdt.load(_saved_tree(tmp_path, X, y)), fastdt.Tree)
+    again = pickle.loads(pickle.dumps(forest))
+    np.testing.assert_array_equal(fastdt.predict(again, X), fastdt.predict(forest, X))
+    # damaged files: a clear ValueError, never a crash
+    raw = path.read_bytes()
+    rng = np.random.default_rng(0)
+    with np.load(path) as z:
+        contents = {k: z[k] for k in z.files}
+    for trial in range(150):
+        damaged = dict(contents)
+        name = rng.choice([*FIELDS, "__offsets__"])
+        a = damaged[name].copy()
+        if a.size:
+            a.flat[rng.integers(a.size)] = rng.choice([-1, 10**6, 3]) if a.dtype.kind in "iu" \
+                else rng.choice([np.nan, -5.0, 1e300])
+        damaged[name] = a
+        bad = tmp_path / f"bad{trial}.npz"
+        np.savez(bad, **damaged)
+        try:
+            fastdt.load(bad)
+        except ValueError:
+            pass
+    for cut in (10, len(raw) // 2, len(raw) - 7):
+        (tmp_path / "cut.npz").write_bytes(raw[:cut])
+        with pytest.raises(ValueError):
+            fastdt.load(tmp_path / "cut.npz")
+
+
+def _saved_tree(tmp_path, X, y):
+    path = tmp_path / "t.npz"
+    fastdt.fit(X, y, max_depth=2).save(path)
+    return path
+
+
+def test_parameters_refused(data):
+    X, y, yr = data
+    with pytest.raises(ValueError, match="Out of bag"):
+        fit_forest(X, y, bootstrap=False, oob_score=True)
+    with pytest.raises(ValueError, match="n_estimators"):
+        fit_forest(X, y, n_estimators=0)
+    with pytest.raises(ValueError, match="max_samples"):
+        fit_forest(X, y, max_samples=1.5)
+    with pytest.raises(ValueError, match="max_sample"):
+        fit_forest(X, y, bootstrap=False, max_samples=10)
+    with pytest.raises(ValueError, match="classification only"):
+        fit_forest(X, yr, class_weight="balanced_subsample")
+
+
+def test_balanced_subsample(data):
+    X, y, _ = data
+    yb = np.where(np.arange(y.shape[0]) % 5 == 0, 1, 0)
+    forest = fit_forest(X, yb, n_estimators=3, random_state=0, max_features=None,
+                        class_weight="balanced_subsample")
+    for seed, tree in zip(forest.params["seeds"], forest.trees()):
+        counts = in_bag_counts(seed, X.shape[0], X.shape[0])
+        drawn = counts > 0
+        k = np.bincount(yb[drawn], minlength=2)
+        w = counts * (drawn.sum() / (2 * k))[yb]
+        np.testing.assert_allclose(tree.weighted_n_node_samples[0], w.sum())
+
+
+# ---------------------------------------------------------------------- estimators
+
+sklearn = pytest.importorskip("sklearn")
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from fastdt import (  # noqa: E402
+    ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+)
+
+
+def _expected_failures(estimator):
+    """scikit-learn marks these two as expected failures for its own forests: a
+    bootstrap sample of weighted rows is not a bootstrap sample of repeated rows."""
+    if estimator.bootstrap:
+        return {name: "bootstrap draws rows, not weight" for name in
+                ("check_sample_weight_equivalence_on_dense_data",
+                 "check_sample_weight_equivalence_on_sparse_data")}
+    return {}
+
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message=".*does not inherit from", category=UserWarning)
+    _CHECKS = parametrize_with_checks(
+        [RandomForestClassifier(n_estimators=5), RandomForestRegressor(n_estimators=5),
+         ExtraTreesClassifier(n_estimators=5), ExtraTreesRegressor(n_estimators=5)],
+        expected_failed_checks=_expected_failures)
+
+
+@_CHECKS
+def test_sklearn_check_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer", "diabetes"])
+def test_accuracy_like_scikit_learn(name):
+    """Test accuracy / R^2 within noise of scikit-learn's forests (5 seeds each)."""
+    from sklearn import datasets, ensemble
+    from sklearn.model_selection import train_test_split
+
+    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+    clf = name != "diabetes"
+    ours_cls = RandomForestClassifier if clf else RandomForestRegressor
+    sk_cls = ensemble.RandomForestClassifier if clf else ensemble.RandomForestRegressor
+    ours, theirs = [], []
+    for seed in range(5):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=seed)
+        ours.append(ours_cls(n_estimators=50, random_state=seed).fit(Xtr, ytr).score(Xte, yte))
+        theirs.append(sk_cls(n_estimators=50, random_state=seed).fit(Xtr, ytr).score(Xte, yte))
+    assert abs(np.mean(ours) - np.mean(theirs)) < 0.03 + 2 * np.std(theirs) / np.sqrt(5)
+
+
+def test_estimator_attributes(data):
+    X, y, yr = data
+    rf = RandomForestClassifier(n_estimators=25, oob_score=True, random_state=0).fit(X, y)
+    assert rf.oob_decision_function_.shape == (X.shape[0], 2)
+    assert 0.5 < rf.oob_score_ <= 1.0
+    assert len(rf.estimators_) == 25 and rf.n_classes_ == 2
+    imp = rf.feature_importances_
+    assert imp.shape == (8,) and imp.sum() == pytest.approx(1.0)
+    assert rf.apply(X).shape == (X.shape[0], 25)
+    reg = ExtraTreesRegressor(n_estimators=4, random_state=0).fit(X, yr)
+    assert not reg.bootstrap and reg.splitter == "random"
+    assert reg.score(X, yr) > 0.9
+    with pytest.raises(ValueError, match="warm_start"):
+        RandomForestRegressor(warm_start=True).fit(X, yr)
