@@ -13,14 +13,7 @@ from fastdt.ensemble import Forest, fit_forest
 from fastdt.ensemble.api import in_bag_counts
 from fastdt.tree import FIELDS
 
-ARRAYS = ("feature", "threshold", "left", "right", "n_node_samples", "missing_go_left",
-          "value", "impurity", "weighted_n_node_samples")
-
-
-def assert_same(a, b, arrays=ARRAYS):
-    assert a.node_count == b.node_count
-    for name in arrays:
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+from _same_tree import ARRAYS, assert_same  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -19,14 +19,7 @@ from fastdt import DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreeClass
 
 sp = pytest.importorskip("scipy.sparse")
 
-ARRAYS = ("feature", "threshold", "left", "right", "n_node_samples", "missing_go_left",
-          "value", "impurity", "weighted_n_node_samples")
-
-
-def assert_same(ts, td, arrays=ARRAYS):
-    assert ts.node_count == td.node_count
-    for name in arrays:
-        np.testing.assert_array_equal(getattr(ts, name), getattr(td, name), err_msg=name)
+from _same_tree import ARRAYS, assert_same  # noqa: E402
 
 
 def _data(n=1200, n_features=12, density=0.3, nan=0.04, seed=0):
