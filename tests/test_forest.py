@@ -13,7 +13,7 @@ from fastdt.ensemble import Forest, fit_forest
 from fastdt.ensemble.api import in_bag_counts
 from fastdt.tree import FIELDS
 
-from _same_tree import ARRAYS, assert_same  # noqa: E402
+from _same_tree import assert_same  # noqa: E402
 
 
 @pytest.fixture(scope="module")
