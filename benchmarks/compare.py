@@ -12,6 +12,7 @@ Usage::
     python benchmarks/compare.py --section pruning   # ccp_alpha by CV on Adult (~2 min)
     python benchmarks/compare.py --section small     # small data, grid search, busy core
     python benchmarks/compare.py --section sparse    # 1e6 x 10,000 CSR fit (~1 min)
+    python benchmarks/compare.py --section forests   # 100-tree forests (~6 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -41,7 +42,9 @@ scikit-learn, idle and with one core kept busy, and where threads start to pay
 (``compare_small.py``). ``--section sparse`` (also part of ``all``) fits one tree on a
 ``--sparse-rows`` x ``--sparse-features`` CSR matrix of density 0.001, fastdt's exact and
 histogram splitters against scikit-learn, and reports time and peak memory
-(``sparse_fit.py``, a fresh process per fit).
+(``sparse_fit.py``, a fresh process per fit). ``--section forests`` (also part of ``all``)
+fits 100-tree random forests and extra trees on 250,000 x 20 rows against scikit-learn
+(``compare_forests.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -68,13 +71,14 @@ def _parse(argv):
     p.add_argument("--skip-unlimited", action="store_true",
                    help="skip the max_depth=None fits")
     p.add_argument("--section",
-                   choices=("all", "synthetic", "tables", "pruning", "small", "sparse"),
+                   choices=("all", "synthetic", "tables", "pruning", "small", "sparse",
+                            "forests"),
                    default="all",
                    help="all (default), the make_classification tables only (synthetic), "
                         "the real tables with categorical columns only (tables), the "
                         "choice of ccp_alpha by cross-validation on Adult (pruning), "
-                        "the fixed cost of fits on small data (small) or a fit on a "
-                        "sparse matrix (sparse)")
+                        "the fixed cost of fits on small data (small), a fit on a "
+                        "sparse matrix (sparse) or forests of 100 trees (forests)")
     p.add_argument("--sparse-rows", type=int, default=1_000_000,
                    help="rows of the sparse section's CSR matrix")
     p.add_argument("--sparse-features", type=int, default=10_000,
@@ -810,6 +814,12 @@ def main(argv=None):
         if args.section == "all":
             say("")
         sparse_section(args, threads, say)
+    if args.section in ("all", "forests"):
+        from compare_forests import forests_section
+
+        if args.section == "all":
+            say("")
+        forests_section(args, threads, say)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(report) + "\n")

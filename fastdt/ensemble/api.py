@@ -152,20 +152,17 @@ def _fit(X, y, sample_weight, fp, tp):
     n_samples = _n_samples(fp["max_samples"], n)
     seeds = tree_seeds(fp["random_state"], fp["n_estimators"])
     base_w = np.ones(n) if prep.weights is None else prep.weights
-    trees = []
-    t0 = time.perf_counter()
-    for i, seed in enumerate(seeds):
+
+    def one_tree(seed):
         w = base_w
         if fp["bootstrap"]:
             w = base_w * in_bag_counts(seed, n, n_samples)
         if subsample_balanced:
             w = w * _balanced(prep.target, w, prep.n_stats)
         tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=w))
-        if ccp_alpha > 0.0:
-            tree = prune(tree, ccp_alpha)
-        trees.append(tree)
-        if fp["verbose"]:
-            _progress(i + 1, len(seeds), time.perf_counter() - t0)
+        return prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree
+
+    trees = _grow_all(one_tree, seeds, fp["verbose"])
     params = {k: (v if k != "random_state" or isinstance(v, (int, type(None))) else None)
               for k, v in fp.items()}
     params["tree_params"] = trees[0].params
@@ -175,6 +172,37 @@ def _fit(X, y, sample_weight, fp, tp):
     if fp["oob_score"]:
         forest.oob_ = oob_results(forest, X, prep, y)
     return forest
+
+
+def _grow_all(one_tree, seeds, verbose):
+    """Every tree, ``one_tree(seed)`` each: on as many threads as numba has, one tree per
+    thread at a time, each tree's kernels on its own thread (its levels then never wait
+    for another thread, and the small levels of deep trees run side by side). A tree
+    depends on its seed alone, so the forest is the same on any number of threads."""
+    import numba
+
+    threads = min(numba.get_num_threads(), len(seeds))
+    t0 = time.perf_counter()
+    trees = [None] * len(seeds)
+    if threads <= 1:
+        for i, seed in enumerate(seeds):
+            trees[i] = one_tree(seed)
+            if verbose:
+                _progress(i + 1, len(seeds), time.perf_counter() - t0)
+        return trees
+    from concurrent.futures import ThreadPoolExecutor
+
+    def work(i):
+        numba.set_num_threads(1)  # this thread's kernels run on it alone
+        trees[i] = one_tree(seeds[i])
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fastdt-forest") as pool:
+        for _ in pool.map(work, range(len(seeds))):
+            done += 1
+            if verbose:
+                _progress(done, len(seeds), time.perf_counter() - t0)
+    return trees
 
 
 def _balanced(target, w, n_classes):
