@@ -209,10 +209,12 @@ def prepare(X, y, sample_weight=None, params=None):
         prep.dataset = dataset
     else:
         from ._exact import presort
+        from ._random_rows import usable
 
         prep.X = Xa if positive is None else np.ascontiguousarray(Xa[positive])
-        prep.layout = presort(prep.X, target, prep.weights, whole_rows=mode == 1,
-                              other_targets=None if ymul is None else ymul[:, 1:])
+        if not usable(prep):  # random splits of numeric rows need no presorted layout
+            prep.layout = presort(prep.X, target, prep.weights, whole_rows=mode == 1,
+                                  other_targets=None if ymul is None else ymul[:, 1:])
     return prep
 
 
@@ -339,6 +341,15 @@ def grow(prep, *, copy=True, seed=None, row_weights=None):
             codes = np.ascontiguousarray(ds.codes[:, prep.positive])
         splitter = HistSplitter(codes, target, weights, n_bins=ds.n_bins,
                                 bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono, **common)
+        max_surrogates = 0
+    elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
+        from ._random_rows import RowSplitter
+
+        splitter = RowSplitter(prep.X, prep.target, prep.weights, row_weights=row_weights,
+                               random_seed=seed, mono=prep.mono, n_stats=prep.n_stats,
+                               is_clf=prep.is_clf, crit=prep.crit,
+                               min_samples_leaf=lim["min_samples_leaf"],
+                               min_weight_leaf=lim["min_weight_leaf"])
         max_surrogates = 0
     else:
         from ._exact import ExactSplitter, in_bag_layout

@@ -194,7 +194,7 @@ class ExactSplitter:
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         sp.threshold[has] = t_thr[has, feat[has]]

@@ -29,7 +29,7 @@ import numpy as np
 from ._config import EPSILON, LEAF
 from ._criteria import node_weights
 from ._multi import node_weights_multi
-from ._sampling import choose_features
+from ._sampling import choose_features, feature_seeds
 from .tree import bfs_order
 
 # ------------------------------------------------------------------------ node tables
@@ -131,14 +131,15 @@ class Splits:
         self.n_sur = np.zeros(k, dtype=np.int64)
 
 
-def choose(t_proxy, t_nl, t_nc, max_features, rng):
-    """The winning feature of each scanned node from the ``[k, F]`` candidate tables
-    (-1: none valid): all features compete when ``max_features >= F`` (ties: the
-    lowest index), else :func:`fastdt._sampling.choose_features` draws them."""
+def choose(t_proxy, t_nl, t_nc, max_features, rng, ids):
+    """The winning feature of each scanned node ``ids`` from the ``[k, F]`` candidate
+    tables (-1: none valid): all features compete when ``max_features >= F`` (ties: the
+    lowest index), else :func:`fastdt._sampling.choose_features` draws them, in an order
+    of each node's own (from the tree's seed ``rng[0]`` and the node's id)."""
     k, n_features = t_proxy.shape
     if max_features < n_features:
         feat = np.empty(k, dtype=np.int64)
-        choose_features(t_proxy, t_nl, t_nc, max_features, rng,
+        choose_features(t_proxy, t_nl, t_nc, max_features, feature_seeds(rng[0], ids),
                         np.empty(n_features, dtype=np.int64), feat)
         return feat
     # a NaN or -inf proxy never wins (the kernels' rule: strictly better than -inf)

@@ -152,7 +152,7 @@ class HistSplitter:
             self.min_weight_leaf, self.mono, nodes.bounds[ids], t_proxy, t_nl, t_thr, t_nc,
             t_bin, t_mgl, t_cat, t_l, t_r)
         sp = Splits(k, n_stats, self.n_words, 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids)
         has = np.flatnonzero(feat >= 0)
         f = feat[has]
         sp.feature = feat

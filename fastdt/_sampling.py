@@ -1,10 +1,10 @@
 """Random choices of the growth: which features a node considers (``max_features``),
 and the random splits of ``splitter="random"``.
 
-The feature sampler is xorshift64* on a ``uint64 [1]`` state array, seeded from
-``random_state`` (:func:`fastdt._input.seed_from`), advanced node by node in order; the
-random splits hash each node's seed (:func:`node_seeds`) with the feature and a draw
-number (:func:`uniform_draw`), so that threads share no state. A tree's choices depend
+The feature sampler visits each node's features in a random order drawn by splitmix64
+from the node's own seed (:func:`feature_seeds`: a hash of ``random_state``'s seed and
+the node's id); the random splits hash each node's seed (:func:`node_seeds`) with the
+feature and a draw number (:func:`uniform_draw`), so that threads share no state. A tree's choices depend
 on the seed only, never on the number of threads.
 """
 
@@ -13,39 +13,49 @@ import numpy as np
 from ._jit import INLINE, JIT
 
 
-@JIT
-def _rng_next(state):
-    """xorshift64* step on ``state`` (uint64 [1]); returns a uint64."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    return x * np.uint64(2685821657736338717)
+@INLINE
+def next_feature(perm, j, state):
+    """Step ``j`` of a node's random feature order (Fisher-Yates on ``perm``, drawn from
+    the node's generator ``state``): returns the ``j``-th feature visited."""
+    n_features = perm.shape[0]
+    # splitmix64: the state steps by the golden ratio, the output is its mix
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    r = j + np.int64(z % np.uint64(n_features - j))
+    f = perm[r]
+    perm[r] = perm[j]
+    perm[j] = f
+    return f
 
 
 @JIT
-def choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm, out):
+def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, perm, out):
     """The winning feature of each scanned node when only ``max_features`` of them are
     considered, into ``out`` (int64 [k]; -1: none valid).
 
     As scikit-learn does, features are visited in a random order: ``max_features`` of
     them, and further ones while every visited feature was constant in the node; ties
-    keep the first visited. Nodes are visited in order, so the draws do not depend on
-    the number of threads.
+    keep the first visited. Each node's order comes from its own seed (``seeds``,
+    :func:`feature_seeds`), so a splitter may also visit the features itself, in the
+    same order, scanning only those (:mod:`fastdt._random_rows`).
 
     Parameters
     ----------
     t_proxy, t_nl, t_nc : float64 [k, F], int64 [k, F], uint8 [k, F]
         Each (node, feature)'s best proxy, rows going left (0: no valid split) and
         whether the feature is non-constant in the node.
-    rng : uint64 [1]
-        Generator state (advanced).
+    seeds : uint64 [k]
+        Each node's seed.
     perm : int64 [F]
         Scratch.
     """
     n_features = t_proxy.shape[1]
+    state = np.empty(1, dtype=np.uint64)
     for k in range(t_proxy.shape[0]):
+        state[0] = seeds[k]
         best_f = -1
         best = -np.inf
         for j in range(n_features):
@@ -55,9 +65,7 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm, out):
         for j in range(n_features):
             if visited >= max_features and visited > n_const:
                 break
-            r = j + np.int64(_rng_next(rng) % np.uint64(n_features - j))
-            perm[j], perm[r] = perm[r], perm[j]
-            f = perm[j]
+            f = next_feature(perm, j, state)
             visited += 1
             if not t_nc[k, f]:
                 n_const += 1
@@ -66,6 +74,13 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, rng, perm, out):
                 best = t_proxy[k, f]
                 best_f = f
         out[k] = best_f
+
+
+def feature_seeds(seed, ids):
+    """Seeds (uint64, never 0) of the feature orders of the nodes ``ids`` of a tree with
+    the feature sampler's ``seed`` (:func:`choose_features`)."""
+    z = node_seeds(np.uint64(seed) ^ np.uint64(0x6A09E667F3BCC909), ids)
+    return np.where(z == 0, np.uint64(0x9E3779B97F4A7C15), z)
 
 
 @JIT

@@ -233,7 +233,7 @@ class SparseSplitter:
             t_nc, t_mgl)
         self.moved = False
         sp = Splits(k, self.n_stats, 0, 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         sp.threshold[has] = t_thr[has, feat[has]]

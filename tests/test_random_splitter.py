@@ -169,3 +169,51 @@ def test_estimator_defaults():
     clf = ExtraTreeClassifier(random_state=0).fit(X, y)
     assert clf.tree_.params["splitter"] == "random"
     assert clf.score(X, y) == 1.0
+
+
+# ------------------------------------------------ random splits read from the rows
+
+
+def _row_and_presorted(X, y, sw=None, **params):
+    """The tree of the row splitter (fastdt._random_rows, what splitter="random" uses on
+    numeric data) and of the presorted random splitter, from one preparation."""
+    from fastdt import _engine
+    from fastdt._exact import presort
+
+    prep = _engine.prepare(X, y, sw, dict(params, splitter="random"))
+    assert prep.layout is None  # the row splitter needs no presorted layout
+    rows = _engine.assemble(prep, _engine.grow(prep))
+    prep.layout = presort(prep.X, prep.target, prep.weights)
+    return rows, _engine.assemble(prep, _engine.grow(prep))
+
+
+@pytest.mark.parametrize("params", [
+    {"random_state": 0}, {"random_state": 1, "max_features": 2},
+    {"random_state": 2, "max_features": 1, "min_samples_leaf": 5},
+    {"random_state": 3, "max_leaf_nodes": 20}, {"random_state": 4, "min_weight_fraction_leaf": 0.01},
+], ids=str)
+def test_row_splitter_grows_the_presorted_splitters_tree(params):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 7))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 6] = 1.0  # constant: visited, counted, never chosen
+    z = np.nan_to_num(X)
+    y = (z[:, 0] + z[:, 1] > 0).astype(int) + (z[:, 2] > 1)
+    yi = np.rint(3 * z[:, 0] + z[:, 3] + rng.normal(size=600)) + 5  # sums exact
+    w = rng.integers(0, 3, 600).astype(float)
+    for Xd, target, sw in ((X, y, None), (X, yi, None), (X, y, w),
+                           (X.astype(np.float32), yi, w)):
+        a, b = _row_and_presorted(Xd, target, sw, **params)
+        assert a.node_count == b.node_count
+        for name in ("feature", "threshold", "left", "n_node_samples", "value", "impurity",
+                     "missing_go_left"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+def test_row_splitter_monotonic():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 4))
+    y = (X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=500) > 0).astype(int)
+    a, b = _row_and_presorted(X, y, monotonic_cst=[1, -1, 0, 0], random_state=0, max_depth=6)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+    np.testing.assert_array_equal(a.value, b.value)

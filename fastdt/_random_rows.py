@@ -1,0 +1,248 @@
+"""Random splits from rows (``splitter="random"`` on numeric data): no presorted layout.
+
+A random split needs, per (node, feature), the range of the node's present values and
+the statistics of the rows at or below one drawn threshold: two passes over the node's
+rows, no order. So this splitter keeps only the rows: each node owns a range of
+``order`` (row ids), and a node reads, from the rows of X, only the features it visits
+(``max_features`` of them in the node's random order, :func:`fastdt._sampling.next_feature`,
+and further ones while all visited are constant, as scikit-learn): a level costs time in
+proportion to its rows times the features visited, not times every feature (the
+presorted splitter moves every feature's rows at every level). The draws, the
+thresholds and the choice are those of :class:`fastdt._exact.ExactSplitter` with
+``random_seed`` (:func:`fastdt._exact_scan._scan_random`, :func:`fastdt._grow.choose`):
+the same trees (classification; regression up to the order of the sums).
+
+Used by ``splitter="random"`` when every feature is numeric, missing values are learnt,
+the tree has one output and the criterion is not absolute error (the engine decides,
+:func:`usable`); the other random fits keep the presorted splitter.
+"""
+
+import numpy as np
+
+from ._config import ABSOLUTE_ERROR, FEATURE_THRESHOLD
+from ._criteria import monotone_ok, score_candidate
+from ._grow import Splits
+from ._jit import JIT
+from ._parallel import run
+from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, uniform_draw
+from ._sparse_scan import children_stats, partition_rows
+
+
+def usable(prep):
+    """Whether a prepared fit can take this splitter."""
+    return (prep.splitter == "random" and prep.X is not None and prep.mode == 0
+            and prep.ymul is None and not prep.n_categories.any()
+            and prep.crit != ABSOLUTE_ERROR)
+
+
+@JIT
+def _add(is_clf, st, yv, wi):
+    if is_clf:
+        st[np.uint64(yv)] += wi
+        return 0.0
+    return wi * yv
+
+
+@JIT
+def _random_split(X, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
+                  msl, mwl, u_thr, u_side, mono, lower, upper, left, work, miss, xf):
+    """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
+    ``wk``: their targets and weights, gathered once per node; ``xf``: scratch for their
+    values, gathered here so that the second pass reads memory in order): as
+    :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left, threshold,
+    non_constant, missing_left)``."""
+    lo = np.inf
+    hi = -np.inf
+    n_miss = 0
+    for c in range(miss.shape[0]):
+        miss[c] = 0.0
+    w_miss = 0.0
+    n_node = b - a
+    for i in range(n_node):
+        x = np.float64(X[order[a + i], f])
+        xf[i] = x
+        if x != x:
+            wi = wk[i] if weighted else 1.0
+            n_miss += 1
+            w_miss += wi
+            if is_clf:
+                miss[np.uint64(yk[i])] += wi
+            else:
+                miss[0] += wi
+                miss[1] += wi * yk[i]
+            continue
+        lo = min(lo, x)
+        hi = max(hi, x)
+    if n_miss == n_node or (n_miss == 0 and hi <= lo + FEATURE_THRESHOLD):
+        return -np.inf, 0, np.nan, False, -1
+    thr = random_threshold(lo, hi, u_thr)
+    mgl = 1 if (n_miss and u_side < 0.5) else 0
+    for c in range(left.shape[0]):
+        left[c] = miss[c] if mgl else 0.0
+    wl = w_miss if mgl else 0.0
+    sl = miss[1] if mgl and not is_clf else 0.0
+    nl = n_miss if mgl else 0
+    for i in range(n_node):
+        if xf[i] <= thr:  # NaN compares False
+            wi = wk[i] if weighted else 1.0
+            wl += wi
+            nl += 1
+            sl += _add(is_clf, left, yk[i], wi)
+    wr = w_node - wl
+    if (nl < msl or n_node - nl < msl or wl < mwl or wr < mwl or wl <= 0.0 or wr <= 0.0
+            or (mono is not None and mono[f] != 0 and not monotone_ok(
+                is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
+        return -np.inf, 0, thr, True, -1
+    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    return num / den, nl, thr, True, (mgl if n_miss else -1)
+
+
+@JIT
+def split_nodes(lo, hi, X, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats, w_node,
+                imp, rseed, fseed, max_features, mono, bounds, out_feat, out_thr, out_mgl):
+    """The random split of each node ``[lo, hi)``: its features visited in its random
+    order (all of them, in index order, when ``max_features`` reaches their number),
+    the best drawn split kept (ties: the first visited). ``out_feat`` -1: none valid."""
+    n_features = X.shape[1]
+    weighted = w.shape[0] > 0
+    n_stats = stats.shape[1]
+    left = np.empty(n_stats)
+    work = np.empty(n_stats)
+    miss = np.zeros(max(n_stats, 2))
+    perm = np.empty(n_features, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
+    every = max_features >= n_features
+    most = 0
+    for k in range(lo, hi):
+        most = max(most, ends[k] - starts[k])
+    yk = np.empty(most)
+    wk = np.empty(most if weighted else 0)
+    xf = np.empty(most)
+    draws = np.zeros(2)
+    for k in range(lo, hi):
+        a = starts[k]
+        for i in range(ends[k] - a):
+            row = order[a + i]
+            yk[i] = y[row]
+            if weighted:
+                wk[i] = w[row]
+        for j in range(n_features):
+            perm[j] = j
+        state[0] = fseed[k]
+        best = -np.inf
+        best_f = -1
+        best_thr = np.nan
+        best_mgl = -1
+        visited = 0
+        n_const = 0
+        for j in range(n_features):
+            if every:
+                f = j
+            else:
+                if visited >= max_features and visited > n_const:
+                    break
+                f = next_feature(perm, j, state)
+            visited += 1
+            for d in range(2):  # the threshold's draw and the missing side's
+                draws[d] = uniform_draw(rseed[k], f, d)
+            proxy, nl, thr, nonconst, mgl = _random_split(
+                X, order, starts[k], ends[k], f, yk, wk, weighted, is_clf, crit, stats[k],
+                w_node[k], imp[k], msl, mwl, draws[0], draws[1], mono, bounds[k, 0],
+                bounds[k, 1], left, work, miss, xf)
+            if not nonconst:
+                n_const += 1
+                continue
+            if nl > 0 and proxy > best:
+                best = proxy
+                best_f = f
+                best_thr = thr
+                best_mgl = mgl
+        out_feat[k] = best_f
+        out_thr[k] = best_thr
+        out_mgl[k] = best_mgl
+
+
+@JIT
+def route_rows(lo, hi, X, order, starts, ends, feat, thr, mgl, side):
+    """The side of every row of the split nodes ``[lo, hi)``: ``x <= threshold`` left, a
+    missing value by ``mgl``."""
+    for k in range(lo, hi):
+        f = feat[k]
+        miss_side = 0 if mgl[k] == 1 else 1
+        for p in range(starts[k], ends[k]):
+            row = order[p]
+            x = np.float64(X[row, f])
+            side[row] = miss_side if x != x else (0 if x <= thr[k] else 1)
+
+
+class RowSplitter:
+    """Random splits read from the rows of ``X`` (module docstring).
+
+    Parameters
+    ----------
+    X : float32 or float64 ndarray [n, F]
+    target, weights : the prepared rows' targets, and their weights (None: all 1)
+    row_weights : None or float64 [n]
+        A forest tree's in-bag weights: the rows of weight 0 take no part.
+    n_stats, is_clf, crit, min_samples_leaf, min_weight_leaf, random_seed, mono
+        As :class:`fastdt._exact.ExactSplitter`.
+    """
+
+    def __init__(self, X, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
+                 min_weight_leaf, random_seed, mono=None, row_weights=None):
+        self.X = X
+        self.y = target.astype(np.float64)
+        if row_weights is not None:
+            self.w = row_weights
+            self.order = np.flatnonzero(row_weights > 0).astype(np.int32)
+        else:
+            self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
+            self.order = np.arange(X.shape[0], dtype=np.int32)
+        self.n = self.order.shape[0]
+        self.side = np.zeros(X.shape[0], dtype=np.uint8)
+        self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
+        self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
+        self.random_seed, self.mono = random_seed, mono
+
+    def root(self):
+        lst, rst = np.zeros((1, self.n_stats)), np.zeros((1, self.n_stats))
+        children_stats(0, 1, self.order, np.zeros(1, np.int64), np.full(1, self.n, np.int64),
+                       self.side, self.y, self.w, self.is_clf, self.crit, lst, rst,
+                       np.zeros(1, np.int64), np.zeros(1, np.int64))
+        return lst[0]
+
+    def find(self, ids, nodes, rng, max_features):
+        k = ids.shape[0]
+        starts, ends = nodes.start[ids], nodes.end[ids]
+        rows = int((ends - starts).sum())
+        sp = Splits(k, self.n_stats, 0, 0)
+        run(split_nodes, k, rows * min(max_features, self.X.shape[1]), self.X, self.order,
+            starts, ends, self.y, self.w, self.is_clf, self.crit, self.min_samples_leaf,
+            self.min_weight_leaf, nodes.stats[ids], nodes.weighted_n_node_samples[ids],
+            nodes.impurity[ids], node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids),
+            max_features, self.mono, nodes.bounds[ids], sp.feature, sp.threshold, sp.mgl)
+        has = np.flatnonzero(sp.feature >= 0)
+        if has.shape[0]:
+            s_start, s_end = starts[has], ends[has]
+            work = int((s_end - s_start).sum())
+            run(route_rows, has.shape[0], work, self.X, self.order, s_start, s_end,
+                sp.feature[has], sp.threshold[has], sp.mgl[has], self.side)
+            m = has.shape[0]
+            lst, rst = np.empty((m, self.n_stats)), np.empty((m, self.n_stats))
+            n_l, n_r = np.empty(m, np.int64), np.empty(m, np.int64)
+            run(children_stats, m, work, self.order, s_start, s_end, self.side, self.y,
+                self.w, self.is_clf, self.crit, lst, rst, n_l, n_r)
+            sp.lst[has], sp.rst[has], sp.n_left[has], sp.n_right[has] = lst, rst, n_l, n_r
+        return sp
+
+    def release(self, ids):
+        """Nothing to free: a node's rows are only a range of ``order``."""
+
+    def make_room(self, ids, nodes):
+        """Nothing to make: children share their parent's rows."""
+
+    def split(self, ids, part, open_, nodes):
+        """The split nodes' rows, left child's first (``order`` partitioned by side)."""
+        if part.shape[0]:
+            run(partition_rows, part.shape[0], int((part[:, 1] - part[:, 0]).sum()),
+                self.order, self.side, part)
