@@ -25,7 +25,8 @@ from ._grow import Splits
 from ._jit import JIT
 from ._parallel import run
 from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, uniform_draw
-from ._sparse_scan import children_stats, partition_rows
+from ._sparse import rows_root
+from ._sparse_scan import add_entry, children_stats, partition_rows
 
 
 def usable(prep):
@@ -33,14 +34,6 @@ def usable(prep):
     return (prep.splitter == "random" and prep.X is not None and prep.mode == 0
             and prep.ymul is None and not prep.n_categories.any()
             and prep.crit != ABSOLUTE_ERROR)
-
-
-@JIT
-def _add(is_clf, st, yv, wi):
-    if is_clf:
-        st[np.uint64(yv)] += wi
-        return 0.0
-    return wi * yv
 
 
 @JIT
@@ -87,7 +80,7 @@ def _random_split(X, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_no
             wi = wk[i] if weighted else 1.0
             wl += wi
             nl += 1
-            sl += _add(is_clf, left, yk[i], wi)
+            sl += add_entry(is_clf, left, yk[i], wi)
     wr = w_node - wl
     if (nl < msl or n_node - nl < msl or wl < mwl or wr < mwl or wl <= 0.0 or wr <= 0.0
             or (mono is not None and mono[f] != 0 and not monotone_ok(
@@ -205,11 +198,8 @@ class RowSplitter:
         self.random_seed, self.mono = random_seed, mono
 
     def root(self):
-        lst, rst = np.zeros((1, self.n_stats)), np.zeros((1, self.n_stats))
-        children_stats(0, 1, self.order, np.zeros(1, np.int64), np.full(1, self.n, np.int64),
-                       self.side, self.y, self.w, self.is_clf, self.crit, lst, rst,
-                       np.zeros(1, np.int64), np.zeros(1, np.int64))
-        return lst[0]
+        """Statistics of all rows."""
+        return rows_root(self)
 
     def find(self, ids, nodes, rng, max_features):
         k = ids.shape[0]

@@ -165,6 +165,17 @@ def in_bag_layout(layout, weights):
     return out
 
 
+def rows_root(splitter):
+    """Statistics of all the rows of a splitter that keeps them as ``order`` (row ids),
+    with ``side`` all 0, ``y``, ``w`` (empty: all 1), ``is_clf``, ``crit``, ``n_stats``."""
+    lst, rst = np.zeros((1, splitter.n_stats)), np.zeros((1, splitter.n_stats))
+    children_stats(0, 1, splitter.order, np.zeros(1, np.int64),
+                   np.full(1, splitter.order.shape[0], np.int64), splitter.side, splitter.y,
+                   splitter.w, splitter.is_clf, splitter.crit, lst, rst, np.zeros(1, np.int64),
+                   np.zeros(1, np.int64))
+    return lst[0]
+
+
 class SparseSplitter:
     """Splits of the rows of a sparse X from its layout (:func:`prepare_sparse`,
     rearranged in place by the growth; pass a copy to keep it).
@@ -197,11 +208,7 @@ class SparseSplitter:
 
     def root(self):
         """Statistics of all rows."""
-        lst, rst = np.zeros((1, self.n_stats)), np.zeros((1, self.n_stats))
-        children_stats(0, 1, self.order, np.zeros(1, np.int64), np.full(1, self.n, np.int64),
-                       self.side, self.y, self.w, self.is_clf, self.crit, lst, rst,
-                       np.zeros(1, np.int64), np.zeros(1, np.int64))
-        return lst[0]
+        return rows_root(self)
 
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`);

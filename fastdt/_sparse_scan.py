@@ -112,7 +112,9 @@ def _partition_column(p0, end, e_rows, e_vals, e_ys, e_ws, e_node, weighted, nod
 
 
 @JIT
-def _add_entry(is_clf, left, yv, wi):
+def add_entry(is_clf, left, yv, wi):
+    """Add a row of target ``yv`` and weight ``wi`` to the left statistics: its class
+    count (classification; returns 0), or returns ``wi * yv`` (regression's sum)."""
     if is_clf:
         left[np.uint64(yv)] += wi
         return 0.0
@@ -203,7 +205,7 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
             wi = e_ws[p] if weighted else 1.0
             wl += wi
             nl += 1
-            sl += _add_entry(is_clf, left, e_ys[p], wi)
+            sl += add_entry(is_clf, left, e_ys[p], wi)
         if has_z and 0.0 <= thr:
             wl += w_zero
             nl += nz
@@ -240,7 +242,7 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
                 wi = e_ws[p] if weighted else 1.0
                 wl += wi
                 nl += 1
-                sl += _add_entry(is_clf, left, e_ys[p], wi)
+                sl += add_entry(is_clf, left, e_ys[p], wi)
                 x0 = np.float64(e_vals[p])
             t1 = t + 1
             if has_z and t1 == zi:
