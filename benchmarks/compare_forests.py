@@ -35,9 +35,9 @@ def forests_section(args, threads, say, rows=250_000, n_trees=100):
     X = X.astype(np.float32)
     cut = int(0.8 * rows)
     Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
-    fastdt.fit_forest(Xtr[:2000], ytr[:2000], n_estimators=2)  # compile / load kernels
-    fastdt.fit_forest(Xtr[:2000], ytr[:2000], n_estimators=2, splitter="hist")
-    fastdt.fit_forest(Xtr[:2000], ytr[:2000], n_estimators=2, splitter="random")
+    for splitter in ("best", "hist", "random"):  # compile / load the kernels first
+        small = fastdt.fit_forest(Xtr[:2000], ytr[:2000], n_estimators=2, splitter=splitter)
+        fastdt.predict_proba(small, Xte[:2000])
     say(f"Forests: make_classification {rows:,} x 20 (10 informative) float32, {cut:,} train "
         f"rows, {n_trees} trees, {threads} threads, fit seconds best of {args.repeat}; "
         f"predict_proba of the {rows - cut:,} test rows; saved size per node (fastdt "
