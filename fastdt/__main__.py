@@ -53,6 +53,11 @@ def _positive_int(text):
     return value
 
 
+def _max_features(text):
+    """``sqrt``/``log2``, or a number as :func:`_int_or_float` reads it."""
+    return text if text in ("sqrt", "log2") else _int_or_float(text)
+
+
 def _int_or_float(text):
     """An int when the text is one (``5``), else a float (``0.01``): the scikit-learn
     convention for min_samples_leaf / min_samples_split."""
@@ -122,6 +127,12 @@ def build_parser():
     fit_p.add_argument("--categorical", metavar="COL", action="append", default=None,
                        help="treat a numeric column of category codes as categorical "
                        "(repeatable; text columns always are)")
+    fit_p.add_argument("--n-estimators", type=_positive_int, metavar="N",
+                       help="fit a random forest of N trees (bootstrap samples; with "
+                       "--splitter random, extra trees) instead of one tree")
+    fit_p.add_argument("--max-features", type=_max_features, metavar="F",
+                       help="features drawn per node: an int, a fraction, sqrt or log2 "
+                       "(a forest's default: sqrt for classification, all for regression)")
     fit_p.set_defaults(run=_cmd_fit)
 
     pred = sub.add_parser(
@@ -299,8 +310,17 @@ def _cmd_fit(args):
         splitter=args.splitter, max_bins=args.max_bins, missing=args.missing,
         categorical_features=args.categorical,
     )
+    if args.max_features is not None:
+        params["max_features"] = args.max_features
     start = time.perf_counter()
-    tree = fit(X, y, **params)
+    if args.n_estimators is not None:  # a forest
+        from .ensemble import fit_forest
+
+        extra = args.splitter == "random"  # extra trees: every row, as scikit-learn
+        tree = fit_forest(X, y, n_estimators=args.n_estimators, bootstrap=not extra,
+                          **params)
+    else:
+        tree = fit(X, y, **params)
     seconds = time.perf_counter() - start
 
     out = str(args.out)
@@ -313,9 +333,14 @@ def _cmd_fit(args):
         score = f"training accuracy {np.mean(fitted == y.to_numpy()):.4f}"
     else:
         score = f"training R^2 {_r2(y.to_numpy(dtype=np.float64), fitted):.4f}"
-    print(f"{tree.task} tree ({tree.criterion}) on {X.shape[0]} rows x {X.shape[1]} "
-          f"features: {tree.node_count} nodes, {tree.n_leaves} leaves, depth "
-          f"{tree.max_depth}, {score}, fit {seconds:.3f} s; saved to {out}")
+    if args.n_estimators is not None:
+        kind = "extra trees" if args.splitter == "random" else "random forest"
+        shape = f"{tree.n_trees} trees, {tree.node_count} nodes"
+    else:
+        kind = "tree"
+        shape = f"{tree.node_count} nodes, {tree.n_leaves} leaves, depth {tree.max_depth}"
+    print(f"{tree.task} {kind} ({tree.criterion}) on {X.shape[0]} rows x {X.shape[1]} "
+          f"features: {shape}, {score}, fit {seconds:.3f} s; saved to {out}")
     return 0
 
 
@@ -335,7 +360,8 @@ def _cmd_predict(args):
 
     tree = load(args.model)
     if args.proba and tree.task != "classification":
-        raise _InputError("--proba needs a classification model; this one is a regression tree")
+        raise _InputError("--proba needs a classification model; this one is a regression "
+                          + ("forest" if getattr(tree, "kind", None) == "forest" else "tree"))
     df = _read_csv(args.data)
     if tree.feature_names is not None:
         missing = [name for name in tree.feature_names if name not in df.columns]

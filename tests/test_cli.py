@@ -393,3 +393,34 @@ def test_subprocess_fit_shows_the_warning_on_stderr(stray_csv, tmp_path):
     assert "1 of 200 values is not a number: 'unknown'" in proc.stderr
     assert 'pd.to_numeric(X[\'age\'], errors="coerce")' in proc.stderr
     assert "training accuracy" in proc.stdout
+
+
+# ----------------------------------------------------------------------------- forests
+
+
+def test_fit_and_predict_a_forest(capsys, clf_csv, tmp_path):
+    model = tmp_path / "forest.npz"
+    code, out, err = run(capsys, "fit", clf_csv, "--target", "species", "--out", model,
+                         "--n-estimators", 7, "--random-state", 0, "--max-features", 2)
+    assert code == 0, err
+    assert "classification random forest (gini)" in out and "7 trees" in out
+    forest = fastdt.load(model)
+    assert isinstance(forest, fastdt.Forest) and forest.n_trees == 7
+    df = pd.read_csv(clf_csv)
+    expect = fastdt.fit_forest(df.drop(columns=["species"]), df["species"], n_estimators=7,
+                               random_state=0, max_features=2)
+    np.testing.assert_array_equal(forest.threshold, expect.threshold)
+    preds = tmp_path / "p.csv"
+    code, out, err = run(capsys, "predict", model, clf_csv, "--out", preds, "--proba")
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(),
+                               fastdt.predict_proba(expect, df.drop(columns=["species"])))
+
+
+def test_extra_trees_regression_forest(capsys, reg_csv, tmp_path):
+    model = tmp_path / "et.npz"
+    code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--out", model,
+                         "--n-estimators", 5, "--splitter", "random", "--random-state", 1)
+    assert code == 0, err
+    assert "regression extra trees" in out
+    assert_error(run(capsys, "predict", model, reg_csv, "--proba"), "regression forest")
