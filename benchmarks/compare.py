@@ -51,6 +51,7 @@ has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` na
 """
 
 import argparse
+import importlib
 import os
 import platform
 import shlex
@@ -796,30 +797,15 @@ def main(argv=None):
         if args.section == "all":
             say("")
         _tables_section(args, threads, libs, say)
-    if args.section in ("all", "pruning"):
-        from compare_pruning import pruning_section
-
-        if args.section == "all":
-            say("")
-        pruning_section(args, threads, say)
-    if args.section in ("all", "small"):
-        from compare_small import small_section
-
-        if args.section == "all":
-            say("")
-        small_section(args, threads, say)
-    if args.section in ("all", "sparse"):
-        from sparse_fit import sparse_section
-
-        if args.section == "all":
-            say("")
-        sparse_section(args, threads, say)
-    if args.section in ("all", "forests"):
-        from compare_forests import forests_section
-
-        if args.section == "all":
-            say("")
-        forests_section(args, threads, say)
+    # the sections in modules of their own: (name, module, function(args, threads, say))
+    for name, module, function in (("pruning", "compare_pruning", "pruning_section"),
+                                   ("small", "compare_small", "small_section"),
+                                   ("sparse", "sparse_fit", "sparse_section"),
+                                   ("forests", "compare_forests", "forests_section")):
+        if args.section in ("all", name):
+            if args.section == "all":
+                say("")
+            getattr(importlib.import_module(module), function)(args, threads, say)
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(report) + "\n")

@@ -557,7 +557,7 @@ def _convert(X, categorical_features, categories, *, fitting, n_features=None,
     if X is None:
         raise ValueError("X is None; expected a 2-D array of shape (n_samples, n_features)")
     if _is_sparse(X):
-        raise TypeError("sparse X is not supported by fit yet (predict, predict_proba, "
+        raise TypeError("sparse X is not supported here (fit, predict, predict_proba, "
                         "apply and decision_path take it); pass a dense array (X.toarray())")
     frame = _is_dataframe(X)
     if not frame:

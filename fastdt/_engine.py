@@ -92,7 +92,7 @@ def prepare(X, y, sample_weight=None, params=None):
             raise ValueError("max_bins applies to splitter='hist' only")
         dataset = None
         prep.feature_names = _input.feature_names_of(X)
-        if _input._is_sparse(X):  # CSC columns, never a dense copy (fastdt._sparse)
+        if _input.is_sparse(X):  # CSC columns, never a dense copy (fastdt._sparse)
             Xa = None
             # in a box: prepare_sparse takes the columns out, and frees them as it goes
             cols = [_input.check_X_sparse_fit(X, p["categorical_features"])]

@@ -287,13 +287,13 @@ def infer_task(y, task, criterion):
     return "regression" if kind == "f" else "classification"
 
 
-def _is_sparse(a):
+def is_sparse(a):
     """A scipy.sparse matrix or array (scipy is not imported to tell)."""
     return type(a).__module__.startswith("scipy.sparse")
 
 
 def _column_y(y, n):
-    if _is_sparse(y):  # scikit-learn's words and exception type
+    if is_sparse(y):  # scikit-learn's words and exception type
         raise TypeError("Sparse data was passed for y, but dense data is required. Use "
                         "'.toarray()' to convert to a dense numpy array.")
     if hasattr(y, "to_numpy"):
@@ -317,7 +317,7 @@ def _column_y(y, n):
 def output_columns(y, n):
     """The columns of a ``y`` with several outputs (shape ``(n, K)``, ``K >= 2``; a
     DataFrame keeps each column's dtype), or None for one output."""
-    if y is None or _is_sparse(y):
+    if y is None or is_sparse(y):
         return None
     if hasattr(y, "columns") and hasattr(y, "iloc"):  # a DataFrame
         if y.shape[1] < 2:
@@ -532,7 +532,7 @@ def check_sample_weight(sample_weight, n):
     if _is_real(sample_weight):
         sw = np.full(n, float(sample_weight), dtype=WEIGHT_DTYPE)
     else:
-        if _is_sparse(sample_weight):
+        if is_sparse(sample_weight):
             raise TypeError("Sparse data was passed for sample_weight, but dense data is "
                             "required. Use '.toarray()' to convert to a dense numpy array.")
         sw = np.asarray(sample_weight)

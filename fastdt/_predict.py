@@ -20,9 +20,7 @@ def check_tree(tree):
 SPARSE_BLOCK_VALUES = 1 << 23
 
 
-def is_sparse(X):
-    """A scipy.sparse matrix or array (scipy is not imported to tell)."""
-    return type(X).__module__.startswith("scipy.sparse")
+is_sparse = _input.is_sparse  # (re-exported: api and the forests ask here)
 
 
 def sparse_blocks(X, n_features):

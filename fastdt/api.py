@@ -66,18 +66,13 @@ def apply(tree, X, *, _estimator_name=None):
 
 
 def predict_proba(tree, X, *, _estimator_name=None):
-    """Class probabilities (weighted class fractions of the leaf), shape (n, n_classes);
-    with several outputs, a list of one such array per output."""
-    if getattr(tree, "kind", None) == "forest":
-        from .ensemble import api as forest_api
-
-        return forest_api.predict_proba(tree, X, _estimator_name)
-    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
-        return _predict.by_blocks(predict_proba, tree, X, _estimator_name=_estimator_name)
-    _predict.check_tree(tree)
+    """Class probabilities (weighted class fractions of the leaf; a forest: their mean
+    over the trees), shape (n, n_classes); with several outputs, a list of one such
+    array per output."""
+    kind = _check_model(tree)
     if tree.task != "classification":
-        raise ValueError("predict_proba needs a classification tree")
-    values = _predict.values(tree, X, _estimator_name)
+        raise ValueError(f"predict_proba needs a classification {kind}")
+    values = _leaf_values(tree, X, _estimator_name)
     if tree.n_outputs == 1:
         return values
     off = tree.value_offsets
@@ -85,16 +80,11 @@ def predict_proba(tree, X, *, _estimator_name=None):
 
 
 def predict(tree, X, *, _estimator_name=None):
-    """Predicted class labels (original label type) or regression values; with several
-    outputs, shape (n, n_outputs)."""
-    if getattr(tree, "kind", None) == "forest":
-        from .ensemble import api as forest_api
-
-        return forest_api.predict(tree, X, _estimator_name)
-    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
-        return _predict.by_blocks(predict, tree, X, _estimator_name=_estimator_name)
-    _predict.check_tree(tree)
-    values = _predict.values(tree, X, _estimator_name)
+    """Predicted class labels (original label type) or regression values (a forest:
+    from the mean of its trees' leaf values); with several outputs, shape
+    (n, n_outputs)."""
+    _check_model(tree)
+    values = _leaf_values(tree, X, _estimator_name)
     if tree.task == "classification":
         if tree.n_outputs == 1:
             return tree.classes[np.argmax(values, axis=1)]
@@ -105,6 +95,27 @@ def predict(tree, X, *, _estimator_name=None):
         return np.column_stack(cols) if len(dtypes) == 1 else np.column_stack(
             [c.astype(object) for c in cols])
     return values[:, 0] if tree.n_outputs == 1 else values
+
+
+def _check_model(model):
+    """``"forest"`` or ``"tree"``; a ``TypeError`` for anything else."""
+    if getattr(model, "kind", None) == "forest":
+        return "forest"
+    _predict.check_tree(model)
+    return "tree"
+
+
+def _leaf_values(model, X, estimator_name):
+    """The leaf values of every row (float64 [n, n_values]): a Tree's
+    (:func:`fastdt._predict.values`), or the mean of a Forest's trees'; a sparse X one
+    dense row block at a time."""
+    if getattr(model, "kind", None) == "forest":
+        from .ensemble.api import forest_values
+
+        return forest_values(model, X, estimator_name)
+    if _predict.is_sparse(X):  # dense row blocks, never the whole matrix
+        return _predict.by_blocks(_leaf_values, model, X, estimator_name)
+    return _predict.values(model, X, estimator_name)
 
 
 def decision_path(tree, X, *, _estimator_name=None):

@@ -21,9 +21,6 @@ from .forest import Forest
 
 __all__ = ["fit_forest", "forest_values", "in_bag_counts", "tree_seeds"]
 
-FOREST_PARAMS = ("n_estimators", "bootstrap", "max_samples", "oob_score", "random_state",
-                 "n_jobs", "verbose")
-
 
 def tree_seeds(random_state, n_trees):
     """One uint64 seed per tree from ``random_state`` (None: fresh entropy)."""
@@ -304,34 +301,8 @@ def _score(forest, decision, y):
 
 
 # ---------------------------------------------------------------------- prediction
-# (fastdt.predict, predict_proba and apply take a Forest as they take a Tree)
-
-
-def predict_proba(forest, X, estimator_name=None):
-    """Class probabilities: the mean of the trees' class fractions, ``(n, n_classes)``
-    (several outputs: a list of one such array per output)."""
-    if forest.task != "classification":
-        raise ValueError("predict_proba needs a classification forest")
-    values = forest_values(forest, X, estimator_name)
-    if forest.n_outputs == 1:
-        return values
-    off = forest.tree(0).value_offsets
-    return [np.ascontiguousarray(values[:, off[k]:off[k + 1]])
-            for k in range(forest.n_outputs)]
-
-
-def predict(forest, X, estimator_name=None):
-    """Class labels of the highest mean probability, or the mean of the trees'
-    regression values."""
-    values = forest_values(forest, X, estimator_name)
-    if forest.task == "classification":
-        if forest.n_outputs == 1:
-            return forest.classes[np.argmax(values, axis=1)]
-        off = forest.tree(0).value_offsets
-        return np.column_stack([forest.classes[k][np.argmax(values[:, off[k]:off[k + 1]],
-                                                             axis=1)]
-                                for k in range(forest.n_outputs)])
-    return values[:, 0] if forest.n_outputs == 1 else values
+# (fastdt.predict, predict_proba and apply take a Forest as they take a Tree: they ask
+# forest_values above for its leaf values, and apply below for its leaves)
 
 
 def apply(forest, X, estimator_name=None):

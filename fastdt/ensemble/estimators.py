@@ -17,9 +17,6 @@ from .api import fit_forest
 __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor"]
 
-_FOREST = ("n_estimators", "bootstrap", "max_samples", "oob_score", "random_state", "n_jobs",
-           "verbose")
-
 
 class _BaseForest(_BaseEstimator):
     _model_attr = "forest_"

@@ -108,6 +108,11 @@ class Forest:
                     categories=self.categories, criterion=self.criterion,
                     params=self.params.get("tree_params", {}))
 
+    @property
+    def value_offsets(self):
+        """int64 ``[n_outputs + 1]``: as :attr:`fastdt.Tree.value_offsets` (every tree's)."""
+        return self.tree(0).value_offsets
+
     def __repr__(self):
         return (f"Forest(task={self.task!r}, n_trees={self.n_trees}, "
                 f"n_features={self.n_features}, node_count={self.node_count})")
