@@ -11,20 +11,11 @@ rows, nodes, and the saved size (fastdt's ``.npz``; scikit-learn's pickle) per n
 import os
 import pickle
 import tempfile
-import time
-
-
-def _best(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def forests_section(args, threads, say, rows=250_000, n_trees=100):
     import numpy as np
+    from compare import _best
     from sklearn import ensemble
     from sklearn.datasets import make_classification
 
