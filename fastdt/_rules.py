@@ -263,8 +263,8 @@ def prune_rules(r, bits, class_bits, n, method, cf, coeff, keep, covered, correc
                 c = r.rule_cond[s + active[t]]
                 for w in range(n_words):
                     prefix[t + 1, w] = prefix[t, w] & bits[c, w]
-            cov = 0
-            cor = 0
+            cov = np.int64(0)  # not a literal: rule_estimate has one signature
+            cor = np.int64(0)
             for w in range(n_words):
                 cov += popcount(prefix[m, w])
                 cor += popcount(prefix[m, w] & ybits[w])
@@ -279,8 +279,8 @@ def prune_rules(r, bits, class_bits, n, method, cf, coeff, keep, covered, correc
             best_est = -np.inf
             for t in range(m):
                 c = r.rule_cond[s + active[t]]
-                gc = 0
-                gr = 0
+                gc = np.int64(0)
+                gr = np.int64(0)
                 for w in range(n_words):
                     only = ~bits[c, w] & prefix[t, w] & suffix[t + 1, w]
                     gc += popcount(only)

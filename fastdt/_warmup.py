@@ -89,11 +89,19 @@ def _hist():
 
 def _forest():
     import fastdt
+    from fastdt.ensemble.kernels import forest_leaf_index, forest_value
 
     for dtype in (np.float32, np.float64):
         X, y, _ = _data(dtype)
         for target in (y, X[:, 1].astype(np.float64)):
-            fastdt.fit_forest(X, target, n_estimators=2, max_depth=3, random_state=0)
+            forest = fastdt.fit_forest(X, target, n_estimators=2, max_depth=3, random_state=0)
+            for Xp in (X, np.where(X > 1.5, np.nan, X).astype(dtype)):  # fast and general
+                fastdt.predict(forest, Xp)
+                fastdt.apply(forest, Xp)
+        # the public kernels fastdt itself does not call
+        f, offsets = forest.arrays, forest.offsets
+        forest_leaf_index(f, offsets, 0, X[0])
+        forest_value(f, offsets, X[0], np.empty(forest.value.shape[1]))
 
 
 def _sparse():

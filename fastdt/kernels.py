@@ -165,12 +165,49 @@ def step_arrays(t, dtype):
     return packed, thr
 
 
+@INLINE
+def descend8(packed, thresholds, root, n_steps, X, s):
+    """Nodes reached from ``root`` by rows ``s`` to ``s + 7`` of ``X`` after ``n_steps``
+    steps (a tuple of 8 node ids; a leaf loops to itself; see :func:`apply_numeric_batch`).
+
+    Each row is in its own variable (a register), so the eight chains of dependent
+    loads overlap. (Stopping once all eight stand on leaves measured no faster: the
+    test costs what the saved steps gain.)
+    """
+    r0, r1, r2, r3 = X[s], X[s + 1], X[s + 2], X[s + 3]
+    r4, r5, r6, r7 = X[s + 4], X[s + 5], X[s + 6], X[s + 7]
+    k0 = k1 = k2 = k3 = k4 = k5 = k6 = k7 = root
+    m = 0xFFFFFFFF
+    for _ in range(n_steps):  # one level: node = left + (x[feature] > threshold)
+        p0, p1, p2, p3 = packed[k0], packed[k1], packed[k2], packed[k3]
+        p4, p5, p6, p7 = packed[k4], packed[k5], packed[k6], packed[k7]
+        k0 = (p0 >> 32) + (r0[p0 & m] > thresholds[k0])
+        k1 = (p1 >> 32) + (r1[p1 & m] > thresholds[k1])
+        k2 = (p2 >> 32) + (r2[p2 & m] > thresholds[k2])
+        k3 = (p3 >> 32) + (r3[p3 & m] > thresholds[k3])
+        k4 = (p4 >> 32) + (r4[p4 & m] > thresholds[k4])
+        k5 = (p5 >> 32) + (r5[p5 & m] > thresholds[k5])
+        k6 = (p6 >> 32) + (r6[p6 & m] > thresholds[k6])
+        k7 = (p7 >> 32) + (r7[p7 & m] > thresholds[k7])
+    return k0, k1, k2, k3, k4, k5, k6, k7
+
+
+@INLINE
+def descend1(packed, thresholds, root, n_steps, x):
+    """Node reached from ``root`` by row ``x`` after ``n_steps`` steps."""
+    k = root
+    for _ in range(n_steps):
+        pk = packed[k]
+        k = (pk >> 32) + (x[pk & 0xFFFFFFFF] > thresholds[k])
+    return k
+
+
 @JIT
 def apply_numeric_batch(packed, thresholds, n_steps, X, out):
     """Leaf ids of the rows of ``X`` for a numeric-only tree (no NaN in ``X``).
 
-    Eight rows advance together, each in its own variable (a register), so the eight
-    chains of dependent loads overlap; the last ``n % 8`` rows go one at a time.
+    Eight rows advance together (:func:`descend8`); the last ``n % 8`` rows go one at
+    a time.
 
     Parameters
     ----------
@@ -187,29 +224,11 @@ def apply_numeric_batch(packed, thresholds, n_steps, X, out):
     n = X.shape[0]
     for blk in range(n // 8):
         s = blk * 8
-        r0, r1, r2, r3 = X[s], X[s + 1], X[s + 2], X[s + 3]
-        r4, r5, r6, r7 = X[s + 4], X[s + 5], X[s + 6], X[s + 7]
-        k0 = k1 = k2 = k3 = k4 = k5 = k6 = k7 = 0
-        m = 0xFFFFFFFF
-        for _ in range(n_steps):  # one level: node = left + (x[feature] > threshold)
-            p0, p1, p2, p3 = packed[k0], packed[k1], packed[k2], packed[k3]
-            p4, p5, p6, p7 = packed[k4], packed[k5], packed[k6], packed[k7]
-            k0 = (p0 >> 32) + (r0[p0 & m] > thresholds[k0])
-            k1 = (p1 >> 32) + (r1[p1 & m] > thresholds[k1])
-            k2 = (p2 >> 32) + (r2[p2 & m] > thresholds[k2])
-            k3 = (p3 >> 32) + (r3[p3 & m] > thresholds[k3])
-            k4 = (p4 >> 32) + (r4[p4 & m] > thresholds[k4])
-            k5 = (p5 >> 32) + (r5[p5 & m] > thresholds[k5])
-            k6 = (p6 >> 32) + (r6[p6 & m] > thresholds[k6])
-            k7 = (p7 >> 32) + (r7[p7 & m] > thresholds[k7])
-        out[s], out[s + 1], out[s + 2], out[s + 3] = k0, k1, k2, k3
-        out[s + 4], out[s + 5], out[s + 6], out[s + 7] = k4, k5, k6, k7
+        k = descend8(packed, thresholds, 0, n_steps, X, s)
+        out[s], out[s + 1], out[s + 2], out[s + 3] = k[0], k[1], k[2], k[3]
+        out[s + 4], out[s + 5], out[s + 6], out[s + 7] = k[4], k[5], k[6], k[7]
     for i in range(n - n % 8, n):
-        k = 0
-        for _ in range(n_steps):
-            pk = packed[k]
-            k = (pk >> 32) + (X[i, pk & 0xFFFFFFFF] > thresholds[k])
-        out[i] = k
+        out[i] = descend1(packed, thresholds, 0, n_steps, X[i])
 
 
 @INLINE

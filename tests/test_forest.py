@@ -4,6 +4,7 @@ the estimators."""
 import pickle
 import warnings
 
+import numba
 import numpy as np
 import pytest
 
@@ -11,6 +12,8 @@ import fastdt
 from fastdt import _engine
 from fastdt.ensemble import Forest, fit_forest
 from fastdt.ensemble.api import in_bag_counts
+from fastdt.ensemble.kernels import forest_leaf_index, forest_value, tree_arrays
+from fastdt.kernels import leaf_index
 from fastdt.tree import FIELDS
 
 from _same_tree import assert_same  # noqa: E402
@@ -76,6 +79,77 @@ def test_prediction_is_the_mean_of_the_trees(data):
     reg = fit_forest(X, yr, n_estimators=5, random_state=2)
     np.testing.assert_allclose(fastdt.predict(reg, X),
                                np.mean([fastdt.predict(t, X) for t in reg.trees()], axis=0))
+
+
+@pytest.mark.parametrize("kind", ["numeric", "nan", "categorical", "surrogate", "fractional"])
+def test_forest_kernels_route_as_the_trees(data, kind):
+    """predict_proba / apply of a forest (its numeric batch kernels, or the general ones
+    for NaN, categories and surrogates; fractional trees tree by tree) equal the mean
+    and the stack of its trees', on float64 and float32 rows."""
+    X, y, _ = data
+    params = {}
+    if kind == "numeric":
+        X = np.nan_to_num(X)
+    elif kind == "categorical":
+        X = X.copy()
+        X[:, 7] = np.floor(np.abs(np.nan_to_num(X[:, 7])) * 3) % 5
+        params = {"categorical_features": [7]}
+    elif kind in ("surrogate", "fractional"):
+        params = {"missing": kind}
+    forest = fit_forest(X, y, n_estimators=4, random_state=3, **params)
+    for Xp in (X, X.astype(np.float32)):
+        mean = np.mean([fastdt.predict_proba(t, Xp) for t in forest.trees()], axis=0)
+        np.testing.assert_allclose(fastdt.predict_proba(forest, Xp), mean, rtol=1e-12)
+        leaves = np.stack([fastdt.apply(t, Xp) for t in forest.trees()], axis=1)
+        np.testing.assert_array_equal(fastdt.apply(forest, Xp), leaves)
+
+
+@numba.njit
+def _user_forest_mean_size(f, offsets, X):
+    """A user's kernel over a forest: the mean training size of a row's leaves."""
+    n_trees = offsets.shape[1] - 1
+    out = np.zeros(X.shape[0])
+    for i in range(n_trees):
+        base = offsets[0, i]
+        for r in range(X.shape[0]):
+            out[r] += f.n_node_samples[base + forest_leaf_index(f, offsets, i, X[r])]
+    return out / n_trees
+
+
+@numba.njit
+def _user_forest_rows(f, offsets, X):
+    """forest_value row by row, and tree_arrays handed to the single-tree kernels."""
+    out = np.empty((X.shape[0], f.value.shape[1]))
+    for r in range(X.shape[0]):
+        forest_value(f, offsets, X[r], out[r])
+    leaves = np.empty((X.shape[0], offsets.shape[1] - 1), dtype=np.int64)
+    for i in range(offsets.shape[1] - 1):
+        t = tree_arrays(f, offsets, i)
+        for r in range(X.shape[0]):
+            leaves[r, i] = leaf_index(t, X[r])
+    return out, leaves
+
+
+def test_forest_kernels_from_a_users_njit_code(data, tmp_path):
+    X, y, yr = data
+    for target in (y, yr):
+        forest = fit_forest(X, target, n_estimators=3, random_state=4)
+        forest.save(tmp_path / "f.npz")
+        loaded = fastdt.load(tmp_path / "f.npz")
+        for f in (forest, loaded):
+            leaves = fastdt.apply(forest, X)
+            sizes = np.mean([f.tree(i).n_node_samples[leaves[:, i]] for i in range(3)], axis=0)
+            np.testing.assert_allclose(_user_forest_mean_size(f.arrays, f.offsets, X), sizes)
+            values, got_leaves = _user_forest_rows(f.arrays, f.offsets, X)
+            np.testing.assert_allclose(values, _mean_leaf_values(forest, X), rtol=1e-12)
+            np.testing.assert_array_equal(got_leaves, leaves)
+    # a forest and a tree have one numba type: the user's kernel compiles once per dtype
+    assert numba.typeof(forest.arrays) == numba.typeof(forest.tree(0).arrays)
+    assert len(_user_forest_mean_size.signatures) == 1
+
+
+def _mean_leaf_values(forest, X):
+    return np.mean([t.value[fastdt.apply(t, X)] for t in forest.trees()], axis=0)
 
 
 def test_out_of_bag_equals_brute_force(data):

@@ -54,7 +54,7 @@ def test_import_loads_neither_numba_nor_pandas():
 
 def test_every_kernel_uses_a_preset():
     kernels = 0
-    for path in PKG.glob("*.py"):
+    for path in PKG.rglob("*.py"):
         src = path.read_text()
         assert "fastmath" not in src or path.name == "_jit.py", path
         for func, dec in _decorated(ast.parse(src)):

@@ -38,12 +38,13 @@ def _kernels():
     """Every ``@JIT``/``@PJIT`` function of the package (``INLINE`` helpers are inlined
     into their callers and never compiled on their own)."""
     out = set()
-    for path in PKG.glob("*.py"):
+    for path in PKG.rglob("*.py"):
+        module = ".".join(("fastdt", *path.relative_to(PKG).with_suffix("").parts))
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef):
                 for dec in node.decorator_list:
                     if getattr(dec, "id", None) in ("JIT", "PJIT"):
-                        out.add(f"fastdt.{path.stem}.{node.name}")
+                        out.add(f"{module}.{node.name}")
     return out
 
 

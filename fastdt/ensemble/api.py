@@ -240,14 +240,27 @@ def _blocks(forest, X, estimator_name=None):
 def forest_values(forest, X, estimator_name=None):
     """The mean of the trees' leaf values for every row of ``X`` (float64 [n,
     n_values]): class fractions, or regression means."""
+    from .._parallel import run_rows
+    from . import kernels
+
     out = None
     for n, rows, Xa, has_nan in _blocks(forest, X, estimator_name):
-        acc = np.zeros((Xa.shape[0], forest.value.shape[1]))
-        for tree in forest.trees():
-            acc += _predict.values_of(tree, Xa, has_nan)
         if out is None:
-            out = np.empty((n, acc.shape[1]))
-        out[rows] = acc / forest.n_trees
+            out = np.empty((n, forest.value.shape[1]))
+        part = out[rows]
+        work = Xa.shape[0] * forest.n_trees * 8
+        if has_nan and forest.params.get("tree_params", {}).get("missing") == "fractional":
+            part[:] = 0.0  # rows missing a value go down both branches: tree by tree
+            for tree in forest.trees():
+                part += _predict.values_of(tree, Xa, has_nan)
+            part /= forest.n_trees
+        elif not has_nan and forest.numeric_only:
+            steps = forest.step_arrays(Xa.dtype)
+            run_rows(kernels.forest_value_numeric_batch, Xa.shape[0], work,
+                     (*steps, forest.value), Xa, part)
+        else:
+            run_rows(kernels.forest_value_batch, Xa.shape[0], work,
+                     (forest.arrays, forest.offsets), Xa, part)
     return out
 
 
@@ -308,10 +321,19 @@ def _score(forest, decision, y):
 def apply(forest, X, estimator_name=None):
     """Leaf id of every row in every tree (int64 ``(n, n_trees)``; ids local to each
     tree, as :meth:`Forest.tree` numbers them)."""
+    from .._parallel import run_rows
+    from . import kernels
+
     out = None
     for n, rows, Xa, has_nan in _blocks(forest, X, estimator_name):
         if out is None:
             out = np.empty((n, forest.n_trees), dtype=np.int64)
-        for i, tree in enumerate(forest.trees()):
-            out[rows, i] = _predict.leaves(tree, Xa, has_nan)
+        part = out[rows]
+        work = Xa.shape[0] * forest.n_trees * 8
+        if not has_nan and forest.numeric_only:
+            steps = forest.step_arrays(Xa.dtype)
+            run_rows(kernels.forest_apply_numeric_batch, Xa.shape[0], work, steps, Xa, part)
+        else:
+            run_rows(kernels.forest_apply_batch, Xa.shape[0], work,
+                     (forest.arrays, forest.offsets), Xa, part)
     return out

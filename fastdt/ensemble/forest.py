@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 from .._config import FORMAT_VERSION
-from ..tree import FIELDS, Tree, _json_default, _writeable
+from ..tree import FIELDS, Tree, TreeArrays, _json_default, _writeable
 
 __all__ = ["Forest"]
 
@@ -56,6 +56,7 @@ class Forest:
         self.params = dict(params or {})
         self.format_version = FORMAT_VERSION
         self._trees = None
+        self._steps = {}
 
     @classmethod
     def from_trees(cls, trees, params=None):
@@ -93,6 +94,27 @@ class Forest:
         if not -self.n_trees <= i < self.n_trees:
             raise IndexError(f"tree {i} of a forest of {self.n_trees} trees")
         return self.trees()[i]
+
+    @property
+    def arrays(self):
+        """The concatenated node arrays as a :class:`fastdt.tree.TreeArrays`: with
+        ``offsets``, what the forest kernels receive (:mod:`fastdt.ensemble.kernels`)."""
+        return TreeArrays(*(getattr(self, name) for name in FIELDS))
+
+    def step_arrays(self, dtype):
+        """:func:`fastdt.ensemble.kernels.forest_step_arrays` for X of ``dtype``,
+        computed once per forest and dtype (a fitted forest's arrays do not change)."""
+        key = np.dtype(dtype).str
+        if key not in self._steps:
+            from .kernels import forest_step_arrays
+
+            self._steps[key] = forest_step_arrays(self, dtype)
+        return self._steps[key]
+
+    @property
+    def numeric_only(self):
+        """True iff every split is numeric with no surrogates (the fast kernels)."""
+        return self.cat_bitsets.shape[0] == 0 and self.surrogate_feature.shape[0] == 0
 
     def trees(self):
         """Every tree (a list of :class:`fastdt.Tree`)."""
@@ -152,6 +174,7 @@ class Forest:
         if np.any(off[nodes] != off[nodes[0]]):
             raise ValueError("the per-node arrays of each tree must have the same length")
         self._trees = None
+        self._steps = {}
         for i in range(self.n_trees):
             try:
                 self.tree(i).validate()
@@ -162,6 +185,7 @@ class Forest:
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_trees"] = None
+        state["_steps"] = {}
         return state
 
     def __setstate__(self, state):

@@ -1,0 +1,188 @@
+"""Public ``@njit`` kernels over the forest format, for fastdt and for users' numba code.
+
+A forest reaches numba code as two arguments: ``forest.arrays``, a
+:class:`fastdt.tree.TreeArrays` of the concatenated node arrays (the same numba type as
+a single tree's ``tree.arrays``), and ``forest.offsets`` (int64 ``[n_fields, n_trees +
+1]``, see :mod:`fastdt.ensemble.forest`). :func:`tree_arrays` gives tree ``i`` as the
+TreeArrays of a tree (views, nothing copied), so every kernel of :mod:`fastdt.kernels`
+applies to it. Example::
+
+    from numba import njit
+    from fastdt.ensemble.kernels import forest_leaf_index
+
+    @njit
+    def leaf_sizes(f, offsets, X):
+        n_trees = offsets.shape[1] - 1
+        out = np.zeros(X.shape[0])
+        for i in range(n_trees):
+            base = offsets[0, i]  # tree i's first node in the concatenated arrays
+            for r in range(X.shape[0]):
+                out[r] += f.n_node_samples[base + forest_leaf_index(f, offsets, i, X[r])]
+        return out / n_trees
+
+    leaf_sizes(forest.arrays, forest.offsets, X)
+
+Leaf ids are local to their tree (as :meth:`fastdt.ensemble.Forest.tree` numbers them);
+add ``offsets[0, i]`` for the row of the concatenated node arrays. A forest predicts
+the mean of its trees' leaf values. The routing is the trees' (:mod:`fastdt.kernels`):
+a ``missing="fractional"`` forest's rows with NaN need that module's fractional
+kernel, tree by tree.
+
+The batch kernels are serial and release the GIL; fastdt runs them on blocks of rows
+on several threads (:mod:`fastdt._parallel`).
+"""
+
+import numpy as np
+
+from .._jit import JIT
+from ..kernels import descend1, descend8, leaf_index, step_arrays
+from ..tree import TreeArrays
+
+__all__ = ["tree_arrays", "forest_leaf_index", "forest_value", "forest_apply_batch",
+           "forest_value_batch", "forest_step_arrays", "forest_apply_numeric_batch",
+           "forest_value_numeric_batch"]
+
+
+@JIT
+def tree_arrays(f, offsets, i):
+    """Tree ``i`` of the forest ``(f, offsets)`` as a TreeArrays (views)."""
+    o = offsets
+    return TreeArrays(
+        f.feature[o[0, i]:o[0, i + 1]], f.threshold[o[1, i]:o[1, i + 1]],
+        f.left[o[2, i]:o[2, i + 1]], f.right[o[3, i]:o[3, i + 1]],
+        f.value[o[4, i]:o[4, i + 1]], f.impurity[o[5, i]:o[5, i + 1]],
+        f.n_node_samples[o[6, i]:o[6, i + 1]], f.weighted_n_node_samples[o[7, i]:o[7, i + 1]],
+        f.depth[o[8, i]:o[8, i + 1]], f.missing_go_left[o[9, i]:o[9, i + 1]],
+        f.cat_offset[o[10, i]:o[10, i + 1]], f.cat_bitsets[o[11, i]:o[11, i + 1]],
+        f.n_categories[o[12, i]:o[12, i + 1]], f.surrogate_ptr[o[13, i]:o[13, i + 1]],
+        f.surrogate_feature[o[14, i]:o[14, i + 1]],
+        f.surrogate_threshold[o[15, i]:o[15, i + 1]],
+        f.surrogate_left_if_le[o[16, i]:o[16, i + 1]],
+    )
+
+
+@JIT
+def forest_leaf_index(f, offsets, i, x):
+    """Leaf (local id) that row ``x`` (1-D) reaches in tree ``i``."""
+    return leaf_index(tree_arrays(f, offsets, i), x)
+
+
+@JIT
+def forest_value(f, offsets, x, out):
+    """``out`` (float64 [n_values]) = the mean over the trees of the value of the leaf
+    row ``x`` reaches."""
+    n_trees = offsets.shape[1] - 1
+    out[:] = 0.0
+    for i in range(n_trees):
+        t = tree_arrays(f, offsets, i)
+        leaf = leaf_index(t, x)
+        for c in range(out.shape[0]):
+            out[c] += t.value[leaf, c]
+    for c in range(out.shape[0]):
+        out[c] /= n_trees
+
+
+@JIT
+def forest_apply_batch(f, offsets, X, out):
+    """``out[r, i]`` = leaf (local id) of row ``r`` of ``X`` in tree ``i`` (serial).
+
+    Parameters
+    ----------
+    f : TreeArrays (``forest.arrays``)
+    offsets : int64 [n_fields, n_trees + 1]
+    X : float32 or float64 [n, n_features]
+    out : int64 [n, n_trees]
+    """
+    for i in range(offsets.shape[1] - 1):
+        t = tree_arrays(f, offsets, i)
+        for r in range(X.shape[0]):
+            out[r, i] = leaf_index(t, X[r])
+
+
+@JIT
+def forest_value_batch(f, offsets, X, out):
+    """``out[r]`` = :func:`forest_value` of row ``r`` of ``X`` (serial).
+
+    Parameters
+    ----------
+    f : TreeArrays (``forest.arrays``)
+    offsets : int64 [n_fields, n_trees + 1]
+    X : float32 or float64 [n, n_features]
+    out : float64 [n, n_values]
+    """
+    n_trees = offsets.shape[1] - 1
+    out[:, :] = 0.0
+    for i in range(n_trees):  # tree by tree: its nodes stay in the cache
+        t = tree_arrays(f, offsets, i)
+        for r in range(X.shape[0]):
+            leaf = leaf_index(t, X[r])
+            for c in range(out.shape[1]):
+                out[r, c] += t.value[leaf, c]
+    out /= n_trees
+
+
+# ----------------------------------------------------------------- fast batch traversal
+# A forest whose splits are all numeric, for rows without NaN: the trees' step arrays
+# (fastdt.kernels.step_arrays) concatenated, with the children as ids into the
+# concatenation, so one kernel walks every tree (fastdt.kernels.descend8).
+
+
+def forest_step_arrays(forest, dtype):
+    """``(packed, thresholds, roots, depths)`` for the numeric batch kernels: the step
+    arrays of every tree (``fastdt.kernels.step_arrays``) with node ids into the
+    concatenated arrays, each tree's root (its first node) and its depth."""
+    t = forest.arrays
+    packed, thresholds = step_arrays(t, dtype)  # a leaf's id is already global
+    roots = forest.offsets[0, :-1].copy()
+    counts = np.diff(forest.offsets[0])
+    base = np.repeat(roots, counts)
+    internal = t.left != -1
+    packed[internal] += base[internal] << 32
+    depths = np.maximum.reduceat(t.depth, roots).astype(np.int64)
+    return packed, thresholds, roots, depths
+
+
+@JIT
+def forest_apply_numeric_batch(packed, thresholds, roots, depths, X, out):
+    """``out[r, i]`` = leaf (local id) of row ``r`` in tree ``i``, for a forest with
+    numeric splits only and rows without NaN (serial; ``forest_step_arrays``)."""
+    n = X.shape[0]
+    for i in range(roots.shape[0]):
+        root, steps = roots[i], depths[i]
+        for blk in range(n // 8):
+            s = blk * 8
+            k0, k1, k2, k3, k4, k5, k6, k7 = descend8(packed, thresholds, root, steps, X, s)
+            out[s, i], out[s + 1, i], out[s + 2, i], out[s + 3, i] = k0, k1, k2, k3
+            out[s + 4, i], out[s + 5, i], out[s + 6, i], out[s + 7, i] = k4, k5, k6, k7
+            for j in range(s, s + 8):
+                out[j, i] -= root
+        for r in range(n - n % 8, n):
+            out[r, i] = descend1(packed, thresholds, root, steps, X[r]) - root
+
+
+@JIT
+def forest_value_numeric_batch(packed, thresholds, roots, depths, value, X, out):
+    """``out[r]`` = the mean of the trees' leaf values for row ``r``, for a forest with
+    numeric splits only and rows without NaN (serial; ``forest_step_arrays``;
+    ``value`` is ``forest.value``)."""
+    n, n_values = X.shape[0], value.shape[1]
+    out[:, :] = 0.0
+    for i in range(roots.shape[0]):
+        root, steps = roots[i], depths[i]
+        for blk in range(n // 8):
+            s = blk * 8
+            k0, k1, k2, k3, k4, k5, k6, k7 = descend8(packed, thresholds, root, steps, X, s)
+            for c in range(n_values):
+                out[s, c] += value[k0, c]
+                out[s + 1, c] += value[k1, c]
+                out[s + 2, c] += value[k2, c]
+                out[s + 3, c] += value[k3, c]
+                out[s + 4, c] += value[k4, c]
+                out[s + 5, c] += value[k5, c]
+                out[s + 6, c] += value[k6, c]
+                out[s + 7, c] += value[k7, c]
+        for r in range(n - n % 8, n):
+            leaf = descend1(packed, thresholds, root, steps, X[r])
+            for c in range(n_values):
+                out[r, c] += value[leaf, c]
+    out /= roots.shape[0]
