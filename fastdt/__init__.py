@@ -14,7 +14,7 @@ from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
 from .ensemble import (
     ExtraTreesClassifier, ExtraTreesRegressor, Forest, RandomForestClassifier,
-    RandomForestRegressor, fit_forest,
+    RandomForestRegressor, fit_forest, predict_quantiles,
 )
 from ._warmup import warmup
 from . import rules
@@ -22,7 +22,7 @@ from . import rules
 __version__ = "0.1.0"
 
 __all__ = [
-    "Forest", "fit_forest", "RandomForestClassifier", "RandomForestRegressor",
+    "Forest", "fit_forest", "predict_quantiles", "RandomForestClassifier", "RandomForestRegressor",
     "ExtraTreesClassifier", "ExtraTreesRegressor",
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
     "ExtraTreeRegressor", "LEAF",

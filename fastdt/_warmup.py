@@ -98,6 +98,9 @@ def _forest():
             for Xp in (X, np.where(X > 1.5, np.nan, X).astype(dtype)):  # fast and general
                 fastdt.predict(forest, Xp)
                 fastdt.apply(forest, Xp)
+        quantile = fastdt.fit_forest(X, X[:, 1].astype(np.float64), n_estimators=2,
+                                     max_depth=3, random_state=0, leaf_samples=True)
+        fastdt.predict_quantiles(quantile, X, [0.1, 0.9])
         # the public kernels fastdt itself does not call
         f, offsets = forest.arrays, forest.offsets
         forest_leaf_index(f, offsets, 0, X[0])

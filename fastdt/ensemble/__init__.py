@@ -3,16 +3,19 @@
 * :mod:`fastdt.ensemble.forest`: the :class:`Forest` format (every tree's arrays
   concatenated, per-tree offsets; save/load validated).
 * :mod:`fastdt.ensemble.api`: :func:`fit_forest` (prepare once, one tree per seed from
-  the in-bag counts), prediction, out-of-bag results.
+  the in-bag counts), prediction, out-of-bag results, :func:`predict_quantiles`.
+* :mod:`fastdt.ensemble.kernels`: public ``@njit`` kernels over a forest.
+* :mod:`fastdt.ensemble._quantiles`: quantile regression forests (the leaves' training
+  rows, weighted quantiles).
 * :mod:`fastdt.ensemble.estimators`: ``RandomForestClassifier``,
   ``RandomForestRegressor``, ``ExtraTreesClassifier``, ``ExtraTreesRegressor``.
 """
 
-from .api import fit_forest
+from .api import fit_forest, predict_quantiles
 from .estimators import (
     ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
 )
 from .forest import Forest
 
-__all__ = ["Forest", "fit_forest", "RandomForestClassifier", "RandomForestRegressor",
+__all__ = ["Forest", "fit_forest", "predict_quantiles", "RandomForestClassifier", "RandomForestRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor"]

@@ -19,7 +19,7 @@ from .. import _engine, _input, _predict
 from ..pruning import prune
 from .forest import Forest
 
-__all__ = ["fit_forest", "forest_values", "in_bag_counts", "tree_seeds"]
+__all__ = ["fit_forest", "forest_values", "in_bag_counts", "predict_quantiles", "tree_seeds"]
 
 
 def tree_seeds(random_state, n_trees):
@@ -59,7 +59,7 @@ def _check_forest_params(p):
     n = p["n_estimators"]
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n_estimators={n!r} must be an int >= 1")
-    for name in ("bootstrap", "oob_score"):
+    for name in ("bootstrap", "oob_score", "leaf_samples"):
         if not isinstance(p[name], (bool, np.bool_)):
             raise ValueError(f"{name} must be a bool, got {p[name]!r}")
     if p["oob_score"] and not p["bootstrap"]:
@@ -85,7 +85,7 @@ def _threads(n_jobs):
 
 def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
                max_samples=None, oob_score=False, random_state=None, n_jobs=None, verbose=0,
-               **tree_params):
+               leaf_samples=False, **tree_params):
     """Fit a forest of trees on bootstrap samples (Breiman's random forest).
 
     Parameters
@@ -110,6 +110,10 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
         Threads (None: numba's current number; -1: all).
     verbose : int
         > 0: a progress line (trees done, elapsed, remaining) on stderr.
+    leaf_samples : bool, default=False
+        Regression with one output: keep the training rows of every leaf and their
+        weights (the forest's ``leaf_samples``, saved with it), for
+        :func:`predict_quantiles` (quantile regression forests).
     **tree_params
         Parameters of every tree, as :func:`fastdt.fit` (``criterion``,
         ``splitter`` ("best" default, "hist", "random"), ``max_depth``,
@@ -122,7 +126,8 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
     Forest
     """
     fp = dict(n_estimators=n_estimators, bootstrap=bootstrap, max_samples=max_samples,
-              oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose)
+              oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
+              leaf_samples=leaf_samples)
     _check_forest_params(fp)
     import numba
 
@@ -145,18 +150,24 @@ def _fit(X, y, sample_weight, fp, tp):
     prep = _engine.prepare(X, y, sample_weight, dict(tp, ccp_alpha=0.0))
     if subsample_balanced and not prep.is_clf:
         raise ValueError("class_weight='balanced_subsample' applies to classification only")
+    if fp["leaf_samples"] and (prep.is_clf or prep.n_outputs > 1):
+        raise ValueError("leaf_samples=True (quantile regression forests) needs regression "
+                         "with one output")
     n = prep.target.shape[0]
     n_samples = _n_samples(fp["max_samples"], n)
     seeds = tree_seeds(fp["random_state"], fp["n_estimators"])
     base_w = np.ones(n) if prep.weights is None else prep.weights
 
-    def one_tree(seed):
+    def weights(seed):  # the tree's row weights (0: not in its bag)
         w = base_w
         if fp["bootstrap"]:
             w = base_w * in_bag_counts(seed, n, n_samples)
         if subsample_balanced:
             w = w * _balanced(prep.target, w, prep.n_stats)
-        tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=w))
+        return w
+
+    def one_tree(seed):
+        tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=weights(seed)))
         return prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree
 
     trees = _grow_all(one_tree, seeds, fp["verbose"])
@@ -168,6 +179,8 @@ def _fit(X, y, sample_weight, fp, tp):
     forest = Forest.from_trees(trees, params=params)
     if fp["oob_score"]:
         forest.oob_ = oob_results(forest, X, prep, y)
+    if fp["leaf_samples"]:
+        forest.leaf_samples = _leaf_samples(forest, X, prep, y, weights)
     return forest
 
 
@@ -311,6 +324,64 @@ def _score(forest, decision, y):
     ss_res = ((y - pred) ** 2).sum(axis=0)
     ss_tot = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
     return float(np.mean(1.0 - ss_res / ss_tot))
+
+
+def _leaf_samples(forest, X, prep, y, weights):
+    """The forest's :class:`fastdt.ensemble._quantiles.LeafSamples` (training rows of the
+    leaves, with their in-bag weights) from the training data."""
+    from . import _quantiles
+
+    n_all = prep.target.shape[0] if prep.positive is None else prep.positive.shape[0]
+    rows = np.arange(n_all) if prep.positive is None else np.flatnonzero(prep.positive)
+    leaves = apply(forest, X).astype(np.int32)  # local ids: int32 suffices
+    seeds = forest.params["seeds"]
+
+    def tree_weights(i):
+        w = np.zeros(n_all)
+        w[rows] = weights(seeds[i])
+        return w
+
+    y = np.asarray(y, dtype=np.float64).reshape(n_all)
+    return _quantiles.build(forest, lambda i: leaves[:, i], tree_weights, y)
+
+
+def predict_quantiles(forest, X, quantiles, *, oob=False, estimator_name=None):
+    """Quantiles of the conditional distribution of ``y`` (Meinshausen's quantile
+    regression forest; :mod:`fastdt.ensemble._quantiles`): float64 ``(n_rows,
+    n_quantiles)``, non-decreasing along a row when ``quantiles`` is.
+
+    The forest needs its leaves' training rows (``fit_forest(..., leaf_samples=True)``).
+    ``oob=True``: ``X`` is the training X, and each row uses only the trees whose bag
+    lacks it (NaN, with a warning, for a row every tree drew).
+    """
+    from .._parallel import run_rows
+    from . import _quantiles
+
+    ls = getattr(forest, "leaf_samples", None)
+    if ls is None:
+        raise ValueError("quantiles need the training rows of each leaf: fit the forest "
+                         "with leaf_samples=True")
+    q = _quantiles.check_quantiles(quantiles)
+    leaves = apply(forest, X, estimator_name) + forest.offsets[0, :-1]
+    if oob:
+        if leaves.shape[0] != ls.y.shape[0]:
+            raise ValueError(f"oob=True needs the training X ({ls.y.shape[0]} rows), got "
+                             f"{leaves.shape[0]} rows")
+        roots = forest.offsets[0]
+        for t in range(forest.n_trees):  # a tree's bag: the rows of its leaves
+            in_bag = ls.rows[ls.ptr[roots[t]]:ls.ptr[roots[t + 1]]]
+            leaves[in_bag, t] = -1
+    out = np.empty((leaves.shape[0], q.shape[0]))
+    work = leaves.shape[0] * forest.n_trees * 16
+    run_rows(_quantiles.quantiles_batch, leaves.shape[0], work,
+             (ls.ptr, ls.rows, ls.weight, ls.y, q), leaves, out)
+    if oob and np.isnan(out[:, 0]).any():
+        import warnings
+
+        warnings.warn("Some inputs do not have OOB scores. This probably means too few "
+                      "trees were used to compute any reliable OOB estimates.", UserWarning,
+                      stacklevel=3)
+    return out
 
 
 # ---------------------------------------------------------------------- prediction

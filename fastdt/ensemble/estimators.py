@@ -138,6 +138,9 @@ class RandomForestRegressor(_Regressor, _BaseForest):
     forest_, estimators_, n_features_in_, feature_names_in_, n_outputs_,
     feature_importances_, and with ``oob_score=True`` ``oob_score_`` (R^2) and
     ``oob_prediction_``.
+
+    ``leaf_samples=True`` keeps the training rows of every leaf for
+    :meth:`predict_quantiles` (quantile regression forests).
     """
 
     _task = "regression"
@@ -149,7 +152,7 @@ class RandomForestRegressor(_Regressor, _BaseForest):
                  min_impurity_decrease=0.0, bootstrap=True, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None, max_bins=None,
-                 categorical_features=None, missing="learn"):
+                 categorical_features=None, missing="learn", leaf_samples=False):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -172,11 +175,22 @@ class RandomForestRegressor(_Regressor, _BaseForest):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.missing = missing
+        self.leaf_samples = leaf_samples
 
     def fit(self, X, y, sample_weight=None):
         """Build a forest of trees from the training set ``(X, y)``; returns ``self``."""
         self._fit(X, y, sample_weight)
         return self
+
+    def predict_quantiles(self, X, quantiles, *, oob=False):
+        """Quantiles of ``y`` given each row of ``X`` (a quantile regression forest,
+        Meinshausen 2006): float64 ``(n_samples, n_quantiles)``, non-decreasing along a
+        row for increasing ``quantiles``. Needs ``leaf_samples=True`` at fit. ``oob=True``:
+        ``X`` is the training X and each row uses only the trees that did not draw it."""
+        from .api import predict_quantiles
+
+        return predict_quantiles(self._check_fitted(), X, quantiles, oob=oob,
+                                 estimator_name=type(self).__name__)
 
 
 ExtraTreesClassifier = _with_defaults(
