@@ -342,5 +342,49 @@ def test_estimator_attributes(data):
     reg = ExtraTreesRegressor(n_estimators=4, random_state=0).fit(X, yr)
     assert not reg.bootstrap and reg.splitter == "random"
     assert reg.score(X, yr) > 0.9
-    with pytest.raises(ValueError, match="warm_start"):
-        RandomForestRegressor(warm_start=True).fit(X, yr)
+
+
+def _same_forest(a, b):
+    assert a.n_trees == b.n_trees
+    for name in (*FIELDS, "offsets"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert a.params["seeds"] == b.params["seeds"]
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB")
+def test_warm_start_equals_one_fit(data):
+    """Growing 4 trees, then 3 more (warm_start), gives the 7-tree forest of one fit with
+    the same int random_state, its out-of-bag results and leaf samples included."""
+    X, y, yr = data
+    rf = RandomForestClassifier(n_estimators=4, warm_start=True, oob_score=True,
+                                random_state=5).fit(X, y)
+    first = rf.forest_
+    rf.set_params(n_estimators=7).fit(X, y)
+    assert rf.forest_ is not first and first.n_trees == 4
+    once = RandomForestClassifier(n_estimators=7, oob_score=True, random_state=5).fit(X, y)
+    _same_forest(rf.forest_, once.forest_)
+    np.testing.assert_array_equal(rf.oob_decision_function_, once.oob_decision_function_)
+    with pytest.warns(UserWarning, match="without increasing n_estimators"):
+        rf.fit(X, y)
+    _same_forest(rf.forest_, once.forest_)
+    with pytest.raises(ValueError, match="must be larger or equal"):
+        rf.set_params(n_estimators=3).fit(X, y)
+    # the functional face, and a regression forest with its leaf samples
+    a = fit_forest(X, yr, n_estimators=2, random_state=1, leaf_samples=True, max_depth=4)
+    b = fit_forest(X, yr, n_estimators=5, random_state=1, leaf_samples=True, max_depth=4,
+                   extend=a)
+    c = fit_forest(X, yr, n_estimators=5, random_state=1, leaf_samples=True, max_depth=4)
+    _same_forest(b, c)
+    for u, v in zip(b.leaf_samples, c.leaf_samples):
+        np.testing.assert_array_equal(u, v)
+    with pytest.raises(ValueError, match="parameters differ"):
+        fit_forest(X, yr, n_estimators=5, random_state=1, max_depth=3, extend=a)
+    with pytest.raises(ValueError, match="other data"):
+        fit_forest(X[:, :5], yr, n_estimators=5, random_state=1, max_depth=4, extend=a)
+    with pytest.raises(TypeError, match="extend must be"):
+        fit_forest(X, yr, n_estimators=5, extend=a.tree(0))
+    # not warm: a new forest every time
+    cold = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, yr)
+    before = cold.forest_
+    cold.set_params(n_estimators=4).fit(X, yr)
+    assert cold.forest_.n_trees == 4 and cold.forest_ is not before

@@ -85,7 +85,7 @@ def _threads(n_jobs):
 
 def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
                max_samples=None, oob_score=False, random_state=None, n_jobs=None, verbose=0,
-               leaf_samples=False, **tree_params):
+               leaf_samples=False, extend=None, **tree_params):
     """Fit a forest of trees on bootstrap samples (Breiman's random forest).
 
     Parameters
@@ -114,6 +114,11 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
         Regression with one output: keep the training rows of every leaf and their
         weights (the forest's ``leaf_samples``, saved with it), for
         :func:`predict_quantiles` (quantile regression forests).
+    extend : Forest, optional
+        Warm start: a forest fitted on the same data with the same parameters; its
+        trees are kept and ``n_estimators - extend.n_trees`` more are grown. With an int
+        ``random_state`` the new trees take the seeds that follow the kept trees', so the
+        result is the forest fitted with ``n_estimators`` trees at once.
     **tree_params
         Parameters of every tree, as :func:`fastdt.fit` (``criterion``,
         ``splitter`` ("best" default, "hist", "random"), ``max_depth``,
@@ -134,12 +139,12 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
     saved = numba.get_num_threads()
     numba.set_num_threads(_threads(n_jobs))
     try:
-        return _fit(X, y, sample_weight, fp, dict(tree_params))
+        return _fit(X, y, sample_weight, fp, dict(tree_params), extend)
     finally:
         numba.set_num_threads(saved)
 
 
-def _fit(X, y, sample_weight, fp, tp):
+def _fit(X, y, sample_weight, fp, tp, extend=None):
     subsample_balanced = tp.get("class_weight") == "balanced_subsample"
     if subsample_balanced:
         tp["class_weight"] = None
@@ -156,6 +161,11 @@ def _fit(X, y, sample_weight, fp, tp):
     n = prep.target.shape[0]
     n_samples = _n_samples(fp["max_samples"], n)
     seeds = tree_seeds(fp["random_state"], fp["n_estimators"])
+    kept = []
+    if extend is not None:
+        kept = _kept_trees(extend, fp, prep, n_samples)
+        seeds = np.concatenate([np.asarray(extend.params["seeds"], dtype=np.uint64),
+                                seeds[len(kept):]])
     base_w = np.ones(n) if prep.weights is None else prep.weights
 
     def weights(seed):  # the tree's row weights (0: not in its bag)
@@ -170,7 +180,10 @@ def _fit(X, y, sample_weight, fp, tp):
         tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=weights(seed)))
         return prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree
 
-    trees = _grow_all(one_tree, seeds, fp["verbose"])
+    trees = kept + _grow_all(one_tree, seeds[len(kept):], fp["verbose"])
+    if kept and len(trees) > len(kept) and _json(trees[-1].params) != _json(kept[0].params):
+        raise ValueError("extend: the new trees' parameters differ from the kept trees' "
+                         "(warm start needs the parameters of the first fit)")
     params = {k: (v if k != "random_state" or isinstance(v, (int, type(None))) else None)
               for k, v in fp.items()}
     params["tree_params"] = trees[0].params
@@ -182,6 +195,40 @@ def _fit(X, y, sample_weight, fp, tp):
     if fp["leaf_samples"]:
         forest.leaf_samples = _leaf_samples(forest, X, prep, y, weights)
     return forest
+
+
+def _kept_trees(extend, fp, prep, n_samples):
+    """The trees of ``extend`` (a warm start), checked against this fit."""
+    if not isinstance(extend, Forest):
+        raise TypeError(f"extend must be a fastdt Forest, got {type(extend).__name__}")
+    if extend.n_trees > fp["n_estimators"]:
+        raise ValueError(f"n_estimators={fp['n_estimators']} must be larger or equal to "
+                         f"the {extend.n_trees} trees of the forest extended (warm start)")
+    same = (extend.n_features == prep.n_features and extend.task == prep.task
+            and extend.params.get("n_samples") == n_samples
+            and extend.params.get("bootstrap") == fp["bootstrap"]
+            and _same_classes(extend.classes, prep.classes))
+    if not same:
+        raise ValueError("extend: the forest was fitted on other data or with other "
+                         "parameters (features, task, classes, rows or bootstrap differ)")
+    return list(extend.trees())
+
+
+def _same_classes(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, list) or isinstance(b, list):  # several outputs
+        return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+                and all(_same_classes(u, v) for u, v in zip(a, b)))
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def _json(params):
+    import json
+
+    from ..tree import _json_default
+
+    return json.dumps(params, default=_json_default, sort_keys=True)
 
 
 def _grow_all(one_tree, seeds, verbose):

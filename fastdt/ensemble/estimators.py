@@ -24,9 +24,14 @@ class _BaseForest(_BaseEstimator):
     def _fit(self, X, y, sample_weight):
         self._require_y(y)
         params = self.get_params(deep=False)
-        if params.pop("warm_start"):
-            raise ValueError("warm_start=True is not supported yet; fit a new forest")
-        forest = fit_forest(X, y, sample_weight=sample_weight, task=self._task, **params)
+        extend = self.__dict__.get("forest_") if params.pop("warm_start") else None
+        if extend is not None and extend.n_trees == self.n_estimators:
+            import warnings
+
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit "
+                          "new trees.", UserWarning, stacklevel=3)
+        forest = fit_forest(X, y, sample_weight=sample_weight, task=self._task, extend=extend,
+                            **params)
         self.forest_ = forest
         self._fitted_attributes(forest)
         if self.oob_score:
