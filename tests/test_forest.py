@@ -388,3 +388,51 @@ def test_warm_start_equals_one_fit(data):
     before = cold.forest_
     cold.set_params(n_estimators=4).fit(X, yr)
     assert cold.forest_.n_trees == 4 and cold.forest_ is not before
+
+
+def test_oob_permutation_importance_equals_brute_force(data):
+    """Breiman's out-of-bag permutation importance against a plain loop over the trees
+    (fastdt.predict of each tree, the same shuffles in the same order)."""
+    from fastdt.ensemble import oob_permutation_importance
+
+    X, y, yr = data
+    X = X.copy()
+    X[:, 6] = 1.0  # constant: never split on, so shuffling it changes nothing
+    sw = np.random.default_rng(2).uniform(0.5, 2.0, size=X.shape[0])
+    sw[:10] = 0.0
+    for target in (y, yr):
+        forest = fit_forest(X, target, sample_weight=sw, n_estimators=4, random_state=0)
+        got = oob_permutation_importance(forest, X, target, sample_weight=sw, n_repeats=2,
+                                         random_state=7)
+        rng = np.random.default_rng(7)
+        rows = np.flatnonzero(sw > 0)
+        expect = np.zeros((8, 2))
+        for tree, seed in zip(forest.trees(), forest.params["seeds"]):
+            oob = rows[in_bag_counts(seed, rows.size, forest.params["n_samples"]) == 0]
+
+            def score(Xo):
+                pred = fastdt.predict(tree, Xo)
+                if forest.task == "classification":
+                    return np.average(pred == target[oob], weights=sw[oob])
+                mean = np.average(target[oob], weights=sw[oob])
+                return 1 - (np.sum(sw[oob] * (target[oob] - pred) ** 2)
+                            / np.sum(sw[oob] * (target[oob] - mean) ** 2))
+
+            base = score(X[oob])
+            for j in range(8):
+                for r in range(2):
+                    Xp = X[oob].copy()
+                    Xp[:, j] = Xp[rng.permutation(oob.size), j]
+                    expect[j, r] += base - score(Xp)
+        np.testing.assert_allclose(got["importances"], expect / 4, atol=1e-12)
+        assert np.all(got["importances"][6] == 0.0)
+        assert np.argmax(got["importances_mean"]) in (0, 3)  # the strongest signal
+        np.testing.assert_allclose(got["importances_std"], expect.std(axis=1) / 4, atol=1e-12)
+    with pytest.raises(ValueError, match="bootstrap=True"):
+        oob_permutation_importance(fit_forest(X, y, n_estimators=2, bootstrap=False), X, y)
+    with pytest.raises(ValueError, match="n_repeats"):
+        oob_permutation_importance(forest, X, yr, n_repeats=0)
+    with pytest.raises(ValueError, match="one label per row"):
+        oob_permutation_importance(forest, X, yr[:5])
+    with pytest.raises(TypeError, match="Forest"):
+        oob_permutation_importance(forest.tree(0), X, yr)

@@ -5,6 +5,7 @@
 * :mod:`fastdt.ensemble.api`: :func:`fit_forest` (prepare once, one tree per seed from
   the in-bag counts), prediction, out-of-bag results, :func:`predict_quantiles`.
 * :mod:`fastdt.ensemble.kernels`: public ``@njit`` kernels over a forest.
+* :mod:`fastdt.ensemble.inspection`: out-of-bag permutation importance.
 * :mod:`fastdt.ensemble._quantiles`: quantile regression forests (the leaves' training
   rows, weighted quantiles).
 * :mod:`fastdt.ensemble.estimators`: ``RandomForestClassifier``,
@@ -16,6 +17,7 @@ from .estimators import (
     ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
 )
 from .forest import Forest
+from .inspection import oob_permutation_importance
 
-__all__ = ["Forest", "fit_forest", "predict_quantiles", "RandomForestClassifier", "RandomForestRegressor",
+__all__ = ["Forest", "fit_forest", "predict_quantiles", "oob_permutation_importance", "RandomForestClassifier", "RandomForestRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor"]
