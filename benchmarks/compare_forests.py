@@ -6,6 +6,8 @@ train). Each library fits ``RandomForestClassifier`` (fastdt's exact and histogr
 splitters) and ``ExtraTreesClassifier`` with 100 trees and its thread count; the table
 gives fit seconds (best of ``--repeat``), test accuracy, ``predict_proba`` of the test
 rows, nodes, and the saved size (fastdt's ``.npz``; scikit-learn's pickle) per node.
+A second table gives fastdt's seconds per tree at ``max_features`` sqrt, 0.5 and 1.0
+(20 trees; extra trees without bootstrap).
 """
 
 import os
@@ -63,3 +65,26 @@ def forests_section(args, threads, say, rows=250_000, n_trees=100):
                 size = len(pickle.dumps(model))
         say(f"| {name} | {t_fit:.2f} | {acc:.4f} | {t_pred:.3f} | {nodes:,} | "
             f"{size / nodes:.1f} |")
+    _max_features_sweep(Xtr, ytr, threads, say, args.repeat)
+
+
+def _max_features_sweep(Xtr, ytr, threads, say, repeat, n_trees=20):
+    """Seconds per tree of fastdt's forests at max_features sqrt, 0.5 and 1.0."""
+    from compare import _best
+
+    import fastdt
+
+    say("")
+    say(f"Cost of a tree against `max_features` ({n_trees} trees, seconds per tree, best of "
+        f"{repeat}):")
+    say("")
+    say("| splitter | sqrt | 0.5 | 1.0 |")
+    say("|---|---:|---:|---:|")
+    for splitter in ("best", "hist", "random"):
+        cells = []
+        for mf in ("sqrt", 0.5, 1.0):
+            t, _ = _best(lambda: fastdt.fit_forest(
+                Xtr, ytr, n_estimators=n_trees, max_features=mf, splitter=splitter,
+                bootstrap=splitter != "random", random_state=0, n_jobs=threads), repeat)
+            cells.append(f"{t / n_trees:.3f}")
+        say(f"| {splitter} | " + " | ".join(cells) + " |")
