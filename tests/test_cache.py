@@ -85,6 +85,12 @@ def _copy(tmp_path):
     return root
 
 
+def _block_in_tree(root):
+    """Make every package folder's ``__pycache__`` unusable (a file in its place)."""
+    for init in (root / "fastdt").rglob("__init__.py"):
+        (init.parent / "__pycache__").write_text("not a directory")
+
+
 def _env(tmp_path, root, **extra):
     """The children's environment: the copy first on PYTHONPATH, no NUMBA_* or FASTDT_*
     setting of ours, HOME and XDG_CACHE_HOME in tmp_path, FASTDT_QUIET=1; ``extra``
@@ -175,7 +181,7 @@ def test_edited_callee_is_picked_up_numba_cache_dir(tmp_path):
 
 def test_edited_callee_is_picked_up_user_wide_cache(tmp_path):
     root = _copy(tmp_path)
-    (root / "fastdt" / "__pycache__").write_text("not a directory")  # in-tree unusable
+    _block_in_tree(root)  # in-tree unusable
     env = _env(tmp_path, root, NUMBA_CACHE_DIR=None)
     user_wide = tmp_path / "xdg" / "numba"  # numba's appdirs user_cache_dir
     before, after, reference = _stale_callee_scenario(tmp_path, root, env)
@@ -194,7 +200,7 @@ def test_read_only_install_compiles_without_cache(tmp_path):
     root = _copy(tmp_path)
     blocker = tmp_path / "afile"
     blocker.write_text("a file, not a directory")
-    (root / "fastdt" / "__pycache__").write_text("not a directory")
+    _block_in_tree(root)
     env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(blocker / "cache"),
                HOME=str(blocker / "home"), XDG_CACHE_HOME=str(blocker / "xdg"))
     code = '''
@@ -288,9 +294,10 @@ from numba.core.dispatcher import Dispatcher
 from fastdt import _jit
 
 used_by_kernels = set()
-for m in pkgutil.iter_modules(fastdt.__path__):
-    if m.name.startswith("_") and m.name != "__main__" or m.name == "kernels":
-        module = importlib.import_module("fastdt." + m.name)
+for m in pkgutil.walk_packages(fastdt.__path__, "fastdt."):
+    name = m.name.rsplit(".", 1)[1]
+    if name.startswith("_") and name != "__main__" or name == "kernels":
+        module = importlib.import_module(m.name)
         for obj in vars(module).values():
             if isinstance(obj, Dispatcher) and obj.__module__ == module.__name__:
                 used_by_kernels.add(obj._cache.cache_path)
@@ -317,21 +324,25 @@ def test_stamp_is_where_numba_writes(tmp_path, where):
     if where in ("in-tree", "user-wide"):
         del env["NUMBA_CACHE_DIR"]
     if where == "user-wide":
-        (root / "fastdt" / "__pycache__").write_text("not a directory")
+        _block_in_tree(root)
     if where == "symlink":  # numba names NUMBA_CACHE_DIR's subdirectory after the
         # package's path as imported, the link's (fastdt_<sha1 of the path>)
         (tmp_path / "link").symlink_to(root, target_is_directory=True)
         env["PYTHONPATH"] = str(tmp_path / "link") + env["PYTHONPATH"][len(str(root)):]
     kernels, dirs = _locate(tmp_path, env)
-    assert len(kernels) == 1 and len(dirs) == 3 - (where in ("in-tree", "user-wide"))
-    (used,) = [p for p, u in dirs.items() if u]
-    assert str(used) == kernels[0]  # it did not exist before the import (but in-tree)
-    assert (used / "fastdt-kernels.sha1").read_text() == _fingerprint(root)
-    expected = {
-        "NUMBA_CACHE_DIR": tmp_path / "numba_cache", "in-tree": root / "fastdt",
-        "user-wide": tmp_path / "xdg" / "numba", "symlink": tmp_path / "numba_cache",
-    }[where]
-    assert used.parent == expected
+    # one cache per folder of kernel modules (fastdt/ and fastdt/ensemble/)
+    folders = [root / "fastdt", root / "fastdt" / "ensemble"]
+    assert len(kernels) == 2 and len(dirs) == 2 * (3 - (where in ("in-tree", "user-wide")))
+    used = sorted(p for p, u in dirs.items() if u)
+    assert [str(p) for p in used] == sorted(kernels)  # created by the import (but in-tree)
+    for u in used:
+        assert (u / "fastdt-kernels.sha1").read_text() == _fingerprint(root)
+    for folder in folders:
+        expected = {
+            "NUMBA_CACHE_DIR": tmp_path / "numba_cache", "in-tree": folder,
+            "user-wide": tmp_path / "xdg" / "numba", "symlink": tmp_path / "numba_cache",
+        }[where]
+        assert sum(u.parent == expected for u in used) == (2 if expected not in folders else 1)
     for p, u in dirs.items():  # nothing written where numba does not write
         assert u or not (p / "fastdt-kernels.sha1").exists()
 
@@ -340,9 +351,11 @@ def test_stale_stamp_drops_cached_kernels(tmp_path):
     root = _copy(tmp_path)
     env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"))
     _, dirs = _locate(tmp_path, env)
-    (used,) = [p for p, u in dirs.items() if u]
-    (in_tree,) = [p for p in dirs if p.parent == root / "fastdt"]
-    (user_wide,) = [p for p in dirs if p.parent == tmp_path / "xdg" / "numba"]
+    top = {p: u for p, u in dirs.items() if not p.name.startswith("ensemble")
+           and p.parent.name != "ensemble"}  # the caches of fastdt/'s own modules
+    (used,) = [p for p, u in top.items() if u]
+    (in_tree,) = [p for p in top if p.parent == root / "fastdt"]
+    (user_wide,) = [p for p in top if p.parent == tmp_path / "xdg" / "numba"]
     stamp = _fingerprint(root)
 
     def plant(d, *names, mark=None):
