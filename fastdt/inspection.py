@@ -153,9 +153,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
     """
     single_output(tree, "permutation_importance")
     from . import _input
-    from ._permute import first_reader, permuted_numeric, permuted_predictions
-    from ._predict import X_for, leaves, numeric_route
-    from .kernels import step_arrays, value_fractional_batch
+    from ._predict import X_for
 
     tree = _tree_of(tree)
     if not _input._is_int(n_repeats) or n_repeats < 1:
@@ -167,6 +165,19 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
         raise ValueError(f"X has {n} samples but y has {y.shape[0]}; they must match")
     w = _input.check_sample_weight(sample_weight, n)
     rng = np.random.default_rng(_input.seed_from(random_state))
+    out = permutation_drops(tree, Xa, has_nan, y, w, n_repeats, rng)
+    return PermutationImportance(out.mean(axis=1), out.std(axis=1), out)
+
+
+def permutation_drops(tree, Xa, has_nan, y, w, n_repeats, rng):
+    """The score drops (float64 ``[n_features, n_repeats]``) of :func:`permutation_importance`
+    for rows ``Xa`` already checked (``fastdt._predict.X_for``), labels ``y`` and weights
+    ``w``; ``rng.permutation(n)`` is drawn once per feature and repeat, in that order."""
+    from ._permute import first_reader, permuted_numeric, permuted_predictions
+    from ._predict import leaves, numeric_route
+    from .kernels import step_arrays, value_fractional_batch
+
+    n = Xa.shape[0]
     is_clf = tree.task == "classification"
     fractional = bool(has_nan) and tree.params.get("missing") == "fractional"  # _predict.values
     if is_clf:  # y as class codes (-1: not a class); pred == y iff the codes are equal
@@ -218,7 +229,7 @@ def permutation_importance(tree, X, y, *, n_repeats=5, random_state=None, sample
                 permuted_predictions(t, Xa, f, rows, starts, col, node_pred, is_clf,
                                      fractional, pred)
             out[f, r] = base - score(pred)
-    return PermutationImportance(out.mean(axis=1), out.std(axis=1), out)
+    return out
 
 
 # ---------------------------------------------------------------------- explanations

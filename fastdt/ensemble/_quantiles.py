@@ -111,9 +111,10 @@ def quantiles_batch(ptr, rows, weight, y, qs, leaves, out):
     out : float64 [n, n_quantiles]
     """
     n, n_trees = leaves.shape
-    cap = 64
+    cap = 64  # scratch, grown when a row's leaves hold more entries
     vals = np.empty(cap)
     ws = np.empty(cap)
+    cdf = np.empty(cap)
     for r in range(n):
         m = 0
         for t in range(n_trees):
@@ -127,6 +128,7 @@ def quantiles_batch(ptr, rows, weight, y, qs, leaves, out):
             cap = 2 * m
             vals = np.empty(cap)
             ws = np.empty(cap)
+            cdf = np.empty(cap)
         k = 0
         for t in range(n_trees):
             node = leaves[r, t]
@@ -141,7 +143,6 @@ def quantiles_batch(ptr, rows, weight, y, qs, leaves, out):
                 ws[k] = weight[e] / total
                 k += 1
         order = np.argsort(vals[:m])
-        cdf = np.empty(m)
         cum = 0.0
         for j in range(m):
             cum += ws[order[j]]
@@ -149,5 +150,5 @@ def quantiles_batch(ptr, rows, weight, y, qs, leaves, out):
         for j in range(m):
             cdf[j] /= cum
         for c in range(qs.shape[0]):
-            j = np.searchsorted(cdf, qs[c])  # the first j with cdf[j] >= q
+            j = np.searchsorted(cdf[:m], qs[c])  # the first j with cdf[j] >= q
             out[r, c] = vals[order[min(j, m - 1)]]

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from .. import _predict
+from .. import _input, _predict
+from ..inspection import permutation_drops
 from .api import in_bag_counts
 
 __all__ = ["oob_permutation_importance"]
@@ -12,7 +13,8 @@ def oob_permutation_importance(forest, X, y, *, sample_weight=None, n_repeats=1,
                                random_state=None):
     """Breiman's permutation importance, out of bag: for every tree, the drop of its
     score (accuracy, or R^2) on the rows it did not draw when one feature's values are
-    shuffled among those rows; averaged over the trees.
+    shuffled among those rows (:func:`fastdt.inspection.permutation_importance`'s
+    kernels, on the tree's out-of-bag rows); averaged over the trees.
 
     Parameters
     ----------
@@ -40,46 +42,22 @@ def oob_permutation_importance(forest, X, y, *, sample_weight=None, n_repeats=1,
         raise ValueError("out-of-bag importance handles one output")
     if _predict.is_sparse(X):
         raise TypeError("oob_permutation_importance takes dense X")
-    if isinstance(n_repeats, (bool, np.bool_)) or not isinstance(n_repeats, (int, np.integer)) \
-            or n_repeats < 1:
+    if not _input._is_int(n_repeats) or n_repeats < 1:
         raise ValueError(f"n_repeats={n_repeats!r} must be an int >= 1")
     Xa, has_nan = _predict.X_for(forest.tree(0), X)
     n = Xa.shape[0]
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n:
         raise ValueError(f"y must be 1-D with one label per row of X ({n}), got shape {y.shape}")
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite, >= 0 and one per row of X")
+    w = _input.check_sample_weight(sample_weight, n)
     rows = np.flatnonzero(w > 0)
-    clf = forest.task == "classification"
-    target = y if clf else y.astype(np.float64)
     rng = np.random.default_rng(random_state)
     drops = np.zeros((forest.n_features, n_repeats))
-    for t, (tree, seed) in enumerate(zip(forest.trees(), forest.params["seeds"])):
+    for tree, seed in zip(forest.trees(), forest.params["seeds"]):
         oob = rows[in_bag_counts(seed, rows.shape[0], forest.params["n_samples"]) == 0]
-        Xo = np.ascontiguousarray(Xa[oob])
-        yo, wo = target[oob], w[oob]
-        base = _tree_score(tree, Xo, has_nan, yo, wo, clf)
-        for j in range(forest.n_features):
-            col = Xo[:, j].copy()
-            for r in range(n_repeats):
-                Xo[:, j] = col[rng.permutation(oob.shape[0])]
-                drops[j, r] += base - _tree_score(tree, Xo, has_nan, yo, wo, clf)
-            Xo[:, j] = col
+        if oob.shape[0]:  # a tree that drew every row adds nothing
+            drops += permutation_drops(tree, np.ascontiguousarray(Xa[oob]), has_nan, y[oob],
+                                       w[oob], n_repeats, rng)
     drops /= forest.n_trees
     return {"importances": drops, "importances_mean": drops.mean(axis=1),
             "importances_std": drops.std(axis=1)}
-
-
-def _tree_score(tree, X, has_nan, y, w, clf):
-    """Weighted accuracy or R^2 of one tree on rows ``X`` (0 for no rows)."""
-    if X.shape[0] == 0 or w.sum() == 0:
-        return 0.0
-    values = _predict.values_of(tree, X, has_nan)
-    if clf:
-        pred = np.asarray(tree.classes)[np.argmax(values, axis=1)]
-        return float(np.average(pred == y, weights=w))
-    resid = np.sum(w * (y - values[:, 0]) ** 2)
-    total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
-    return float(1.0 - resid / total) if total > 0 else 0.0
