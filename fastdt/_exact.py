@@ -28,7 +28,8 @@ from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import node_weights
 from ._parallel import run
-from ._sampling import node_seeds
+from . import _sampling
+from ._sampling import feature_seeds, node_seeds
 
 
 def _row_hashes(X):
@@ -184,13 +185,30 @@ class ExactSplitter:
         t_mae = np.empty((k, n_features, 4) if mae else (0, 0, 4))
         if mae:
             node_ranks(self.part, scan, *self.ylay, self.side, self.mae_rank)
-        run(scan_features, n_features, rows * n_features, self.idx, self.xs, self.ys,
-            self.ws, self.side, self.part, self.part_dst, self.part_frac, self.dup, scan,
-            scan_stats, nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
-            self.is_clf, self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
-            self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,
-            self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, t_proxy, t_nl, t_thr,
-            t_nc, t_mgl, t_cat, t_mae)
+        # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
+        sampled = max_features < n_features and _sampling.SCAN_DRAWN_ONLY
+        seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
+        if sampled:  # what a node does not scan never wins (choose() skips it anyway)
+            t_proxy.fill(-np.inf)
+            t_nl.fill(0)
+            t_nc.fill(0)
+
+        def scan_call(n_items, work, part, scan, seeds):
+            run(scan_features, n_items, work, self.idx, self.xs, self.ys, self.ws, self.side,
+                part, self.part_dst, self.part_frac, self.dup, scan, scan_stats,
+                nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.is_clf,
+                self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
+                self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,
+                self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, seeds,
+                int(max_features), t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
+
+        if not sampled:  # the partition fused with the scan, feature by feature
+            scan_call(n_features, rows * n_features, self.part, scan, seeds)
+        else:  # the partition over features, then the scan over nodes
+            n_part = int((self.part[:, 1] - self.part[:, 0]).sum())
+            if n_part:
+                scan_call(n_features, n_part * n_features, self.part, scan[:0], seeds[:0])
+            scan_call(k, rows * max(1, int(max_features)), self.part[:0], scan, seeds)
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)

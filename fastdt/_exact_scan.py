@@ -42,7 +42,7 @@ from ._categorical import categorical_split, random_partition
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI
 from ._jit import INLINE, JIT
 from ._multi import scan_multi
-from ._sampling import random_threshold, uniform_draw
+from ._sampling import next_feature, random_threshold, uniform_draw
 from ._criteria import (  # noqa: F401  (target_stat: also imported from here)
     impurity, missing_right_score, monotone_ok, node_weight, present_score, score_candidate,
     split_threshold, target_stat,
@@ -596,11 +596,12 @@ def _scan_categorical(
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
     scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
-    mono, bounds, mae_rank, mae_y, ymul, offs, out_proxy, out_nl, out_thr, out_nonconst,
-    out_mgl, out_cat, out_mae,
+    mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features, out_proxy, out_nl,
+    out_thr, out_nonconst, out_mgl, out_cat, out_mae,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the features
-    ``[lo, hi)``.
+    ``[lo, hi)``; or, when ``seeds`` has a seed per node, scan the nodes ``[lo, hi)``,
+    each on the features its sampler visits (the layout already partitioned).
 
     Parameters
     ----------
@@ -643,10 +644,19 @@ def scan_features(
     ymul, offs : None or float64 [n_ids, K], int64 [K + 1]
         Several outputs: every row's targets and the statistics' blocks
         (:mod:`fastdt._multi`); None: numba prunes that scan before typing.
+    seeds, max_features : uint64 [k] or [0], int
+        Each node's feature order (:func:`fastdt._sampling.feature_seeds`), and how many
+        features a node considers: with seeds, ``[lo, hi)`` are nodes, and each node
+        scans the features in its order, ``max_features`` of them and more while every
+        one scanned was constant (:func:`fastdt._sampling.choose_features`' rule, so it
+        then chooses among exactly the features scanned): the cost of a node falls with
+        ``max_features``. No seeds: ``[lo, hi)`` are features, and every open node is
+        scanned on each.
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
-        values (1 left, 0 right, -1: none in the node).
+        values (1 left, 0 right, -1: none in the node). With seeds, the entries of
+        features a node did not scan are left as they were.
     out_cat : uint64 [k, F, W]
         Output: left categories of the best categorical candidates.
     out_mae : float64 [k, F, 4]
@@ -667,76 +677,100 @@ def scan_features(
         fw = np.empty(m_max + 1)
         fwy = np.empty(m_max + 1)
         passes = np.empty((8, m_max))
-    for f in range(lo, hi):
-        if part.shape[0] > 0:
-            s_idx = np.empty(scratch, dtype=idx.dtype)
-            s_x = np.empty(scratch, dtype=xs.dtype)
-            s_y = np.empty(scratch)
-            s_w = np.empty(scratch if weighted else 0)
-            for m in range(part.shape[0]):
-                if dup is not None and part_dst[m] >= 0:
-                    _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side, part[m, 0],
-                                           part[m, 1], part_dst[m], part_frac[m], dup,
-                                           s_idx, s_x, s_y, s_w)
+    by_node = seeds.shape[0] > 0
+    n_features = idx.shape[0]
+    perm = np.empty(n_features, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
+    left = np.empty(n_stats)
+    work = np.empty(n_stats)
+    miss = np.zeros(max(n_stats, 2))  # several outputs: any width
+    tot_p = np.empty(n_stats)
+    n_groups = 0  # categories and the missing group, of the feature with the most
+    if cats is not None:
+        for f in range(n_features):
+            n_groups = max(n_groups, cats[f] + 1 if cats[f] > 0 else 0)
+    g_stats = np.empty((n_groups, n_stats))
+    g_rows = np.empty(n_groups, dtype=np.int64)
+    g_code = np.empty(n_groups, dtype=np.int64)
+    keys = np.empty(n_groups)
+    mask = np.empty(n_groups, dtype=np.uint8)
+    for o in range(lo, hi):
+        f = o
+        if by_node:  # node o, on the features its sampler visits
+            k_lo, k_hi, n_visit = o, o + 1, n_features
+        else:  # feature o: partition its row, then scan every node on it
+            k_lo, k_hi, n_visit = 0, scan.shape[0], 1
+            if part.shape[0] > 0:
+                s_idx = np.empty(scratch, dtype=idx.dtype)
+                s_x = np.empty(scratch, dtype=xs.dtype)
+                s_y = np.empty(scratch)
+                s_w = np.empty(scratch if weighted else 0)
+                for m in range(part.shape[0]):
+                    if dup is not None and part_dst[m] >= 0:
+                        _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side,
+                                               part[m, 0], part[m, 1], part_dst[m],
+                                               part_frac[m], dup, s_idx, s_x, s_y, s_w)
+                    else:
+                        _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
+                                           part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
+        for k in range(k_lo, k_hi):
+            if by_node:
+                state[0] = seeds[k]
+                for j in range(n_features):
+                    perm[j] = j
+            visited = 0
+            n_const = 0
+            for j in range(n_visit):
+                if by_node:
+                    if visited >= max_features and visited > n_const:
+                        break
+                    f = next_feature(perm, j, state)
+                if rseed is not None:
+                    for d in range(2):  # the threshold's draw and the missing side's
+                        draws[d] = uniform_draw(rseed[k], f, d)
+                if ymul is not None:
+                    proxy, nl, thr, nonconst, mgl = scan_multi(
+                        xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                        scan_w[k], is_clf, crit, min_samples_leaf, min_weight_leaf, ymul, offs,
+                        left, work, miss, rseed is not None, draws[0], draws[1],
+                    )
+                elif cats is not None and cats[f] > 0:
+                    proxy, nl, nonconst, mgl = _scan_categorical(
+                        xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                        scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
+                        min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
+                        out_cat[k, f], present_only, tot_p, rseed, k, f,
+                    )
+                    thr = np.nan
+                elif mae_rank is not None:
+                    proxy, nl, thr, nonconst, mgl = scan_absolute(
+                        xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_w[k],
+                        min_samples_leaf, min_weight_leaf, mae_rank, mae_y, fw, fwy, passes[0],
+                        passes[1], passes[2], passes[3], passes[4], passes[5], passes[6],
+                        passes[7], out_mae[k, f], rseed is not None, draws[0], draws[1],
+                    )
+                elif rseed is not None:
+                    proxy, nl, thr, nonconst, mgl = _scan_random(
+                        xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                        scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
+                        left, work, miss, present_only, tot_p, draws[0], draws[1], mono, f,
+                        bounds[k, 0], bounds[k, 1],
+                    )
                 else:
-                    _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
-                                       part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
-        left = np.empty(n_stats)
-        work = np.empty(n_stats)
-        miss = np.zeros(max(n_stats, 2))  # several outputs: any width
-        tot_p = np.empty(n_stats)
-        n_groups = 0  # categories and the missing group
-        if cats is not None:
-            n_groups = cats[f] + 1 if cats[f] > 0 else 0
-        g_stats = np.empty((n_groups, n_stats))
-        g_rows = np.empty(n_groups, dtype=np.int64)
-        g_code = np.empty(n_groups, dtype=np.int64)
-        keys = np.empty(n_groups)
-        mask = np.empty(n_groups, dtype=np.uint8)
-        for k in range(scan.shape[0]):
-            if rseed is not None:
-                for j in range(2):  # the threshold's draw and the missing side's
-                    draws[j] = uniform_draw(rseed[k], f, j)
-            if ymul is not None:
-                proxy, nl, thr, nonconst, mgl = scan_multi(
-                    xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                    scan_w[k], is_clf, crit, min_samples_leaf, min_weight_leaf, ymul, offs,
-                    left, work, miss, rseed is not None, draws[0], draws[1],
-                )
-            elif cats is not None and n_groups > 0:
-                proxy, nl, nonconst, mgl = _scan_categorical(
-                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf,
-                    min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-                    out_cat[k, f], present_only, tot_p, rseed, k, f,
-                )
-                thr = np.nan
-            elif mae_rank is not None:
-                proxy, nl, thr, nonconst, mgl = scan_absolute(
-                    xs[f], idx[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_w[k],
-                    min_samples_leaf, min_weight_leaf, mae_rank, mae_y, fw, fwy, passes[0],
-                    passes[1], passes[2], passes[3], passes[4], passes[5], passes[6],
-                    passes[7], out_mae[k, f], rseed is not None, draws[0], draws[1],
-                )
-            elif rseed is not None:
-                proxy, nl, thr, nonconst, mgl = _scan_random(
-                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p, draws[0], draws[1], mono, f,
-                    bounds[k, 0], bounds[k, 1],
-                )
-            else:
-                proxy, nl, thr, nonconst, mgl = _scan_segment(
-                    xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                    scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, present_only, tot_p, mono, f, bounds[k, 0],
-                    bounds[k, 1],
-                )
-            out_proxy[k, f] = proxy
-            out_nl[k, f] = nl
-            out_thr[k, f] = thr
-            out_nonconst[k, f] = nonconst
-            out_mgl[k, f] = mgl
+                    proxy, nl, thr, nonconst, mgl = _scan_segment(
+                        xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                        scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
+                        left, work, miss, present_only, tot_p, mono, f, bounds[k, 0],
+                        bounds[k, 1],
+                    )
+                out_proxy[k, f] = proxy
+                out_nl[k, f] = nl
+                out_thr[k, f] = thr
+                out_nonconst[k, f] = nonconst
+                out_mgl[k, f] = mgl
+                visited += 1
+                if not nonconst:
+                    n_const += 1
 
 
 @JIT

@@ -46,6 +46,8 @@ from ._grow import Splits, choose
 from ._hist_build import build_features, mark_sides, partition_rows, target_stats
 from ._hist_scan import scan_nodes
 from ._parallel import run
+from . import _sampling
+from ._sampling import feature_seeds
 
 
 class HistSplitter:
@@ -142,15 +144,22 @@ class HistSplitter:
         t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
         t_l = np.empty((k, n_features, n_stats))
         t_r = np.empty((k, n_features, n_stats))
+        # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
+        sampled = max_features < n_features and _sampling.SCAN_DRAWN_ONLY
+        seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
+        if sampled:  # what a node does not scan never wins (choose() skips it anyway)
+            t_proxy.fill(-np.inf)
+            t_nl.fill(0)
+            t_nc.fill(0)
         slots = self.slot[ids]
         # stored histograms cost a pass over their bins; the others one over their rows
         rows = int(np.where(slots >= 0, self.n_bins_max, scan[:, 1] - scan[:, 0]).sum())
-        run(scan_nodes, k, rows * n_features, self.pool, slots, scan, nodes.stats[ids],
-            nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes,
-            self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, self.cats,
+        run(scan_nodes, k, rows * min(n_features, int(max_features)), self.pool, slots, scan,
+            nodes.stats[ids], nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
+            self.codes, self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, self.cats,
             self.is_clf, self.crit, self.weighted, self.min_samples_leaf,
-            self.min_weight_leaf, self.mono, nodes.bounds[ids], t_proxy, t_nl, t_thr, t_nc,
-            t_bin, t_mgl, t_cat, t_l, t_r)
+            self.min_weight_leaf, self.mono, nodes.bounds[ids], seeds, int(max_features),
+            t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids)
         has = np.flatnonzero(feat >= 0)

@@ -24,6 +24,7 @@ import numpy as np
 from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD
 from ._jit import INLINE, JIT
+from ._sampling import next_feature
 from ._criteria import missing_right_score, monotone_ok, score_candidate, split_threshold
 
 
@@ -240,8 +241,8 @@ def _scan_categorical_bins(
 def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
-    min_weight_leaf, mono, bounds, out_proxy, out_nl, out_thr, out_nc, out_bin, out_mgl,
-    out_cat, out_l, out_r,
+    min_weight_leaf, mono, bounds, seeds, max_features, out_proxy, out_nl, out_thr, out_nc,
+    out_bin, out_mgl, out_cat, out_l, out_r,
 ):
     """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
 
@@ -250,7 +251,11 @@ def scan_nodes(
     it has fewer rows than bins). ``cats`` (int32 [F], categories per feature, 0 for a
     numeric one) is None when every feature is numeric: numba then prunes the
     categorical scan before typing. ``mono``/``bounds``: monotonic constraints (None:
-    none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`. Outputs
+    none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`.
+    ``seeds``/``max_features``: with a seed per node, each node scans only the features
+    its sampler visits, as :func:`fastdt._exact_scan.scan_features` (a feature it does not
+    scan keeps its entries; a stored histogram still holds every feature, for the
+    subtraction); no seeds: every feature. Outputs
     are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for a categorical split), non-constant flag, last bin going left (numeric), side of the
     missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
     [k, F, W], zeros on entry) the left categories of categorical splits;
@@ -262,6 +267,9 @@ def scan_nodes(
     n_groups = 0
     if cats is not None:
         n_groups = pool.shape[2]
+    by_node = seeds.shape[0] > 0
+    perm = np.empty(n_features, dtype=np.int64)
+    state = np.empty(1, dtype=np.uint64)
     for k in range(lo, hi):
         a = scan[k, 0]
         b = scan[k, 1]
@@ -284,7 +292,19 @@ def scan_nodes(
         g_code = np.empty(n_groups, dtype=np.int64)
         keys = np.empty(n_groups)
         mask = np.empty(n_groups, dtype=np.uint8)
-        for f in range(n_features):
+        if by_node:
+            state[0] = seeds[k]
+            for j in range(n_features):
+                perm[j] = j
+        visited = 0
+        n_const = 0
+        for j in range(n_features):
+            f = j
+            if by_node:
+                if visited >= max_features and visited > n_const:
+                    break
+                f = next_feature(perm, j, state)
+            visited += 1
             nb = n_bins[f]
             lo_f = bin_lo[f]
             hi_f = bin_hi[f]
@@ -321,6 +341,8 @@ def scan_nodes(
             out_nc[k, f] = nc
             out_bin[k, f] = bins[bb] if compact and bb >= 0 else bb
             out_mgl[k, f] = mgl
+            if not nc:
+                n_const += 1
 
 
 @JIT

@@ -12,6 +12,13 @@ import numpy as np
 
 from ._jit import INLINE, JIT
 
+#: The splitters scan, in each node, only the features its sampler visits when
+#: ``max_features`` is below the number of features (the cost of a node then falls
+#: with ``max_features``). False: they scan every feature and :func:`choose_features`
+#: picks among the visited ones from the full tables; the same trees, which the tests
+#: check by switching this off.
+SCAN_DRAWN_ONLY = True
+
 
 @INLINE
 def next_feature(perm, j, state):
