@@ -345,7 +345,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None):
     elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
         from ._random_rows import RowSplitter
 
-        splitter = RowSplitter(prep.X, prep.target, prep.weights, row_weights=row_weights,
+        if getattr(prep, "XT", None) is None:  # the columns, once per preparation
+            prep.XT = np.ascontiguousarray(prep.X.T)
+        splitter = RowSplitter(prep.XT, prep.target, prep.weights, row_weights=row_weights,
                                random_seed=seed, mono=prep.mono, n_stats=prep.n_stats,
                                is_clf=prep.is_clf, crit=prep.crit,
                                min_samples_leaf=lim["min_samples_leaf"],

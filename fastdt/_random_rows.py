@@ -7,7 +7,8 @@ rows, no order. So this splitter keeps only the rows: each node owns a range of
 (``max_features`` of them in the node's random order, :func:`fastdt._sampling.next_feature`,
 and further ones while all visited are constant, as scikit-learn): a level costs time in
 proportion to its rows times the features visited, not times every feature (the
-presorted splitter moves every feature's rows at every level). The draws, the
+presorted splitter moves every feature's rows at every level). It reads the columns
+of X (a copy of ``X.T``, made once per preparation). The draws, the
 thresholds and the choice are those of :class:`fastdt._exact.ExactSplitter` with
 ``random_seed`` (:func:`fastdt._exact_scan._scan_random`, :func:`fastdt._grow.choose`):
 the same trees (classification; regression up to the order of the sums).
@@ -37,7 +38,7 @@ def usable(prep):
 
 
 @JIT
-def _random_split(X, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
+def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
                   msl, mwl, u_thr, u_side, mono, lower, upper, left, work, miss, xf):
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
     ``wk``: their targets and weights, gathered once per node; ``xf``: scratch for their
@@ -52,7 +53,7 @@ def _random_split(X, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_no
     w_miss = 0.0
     n_node = b - a
     for i in range(n_node):
-        x = np.float64(X[order[a + i], f])
+        x = np.float64(XT[f, order[a + i]])
         xf[i] = x
         if x != x:
             wi = wk[i] if weighted else 1.0
@@ -75,12 +76,26 @@ def _random_split(X, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_no
     wl = w_miss if mgl else 0.0
     sl = miss[1] if mgl and not is_clf else 0.0
     nl = n_miss if mgl else 0
-    for i in range(n_node):
-        if xf[i] <= thr:  # NaN compares False
-            wi = wk[i] if weighted else 1.0
-            wl += wi
-            nl += 1
-            sl += add_entry(is_clf, left, yk[i], wi)
+    if is_clf and left.shape[0] == 2:  # branch-free: the side of a row is unpredictable
+        l0 = left[0]
+        l1 = left[1]
+        for i in range(n_node):
+            on = 1.0 if xf[i] <= thr else 0.0  # NaN compares False
+            wm = (wk[i] if weighted else 1.0) * on
+            wy = wm * yk[i]  # y is 0 or 1: exactly wm or 0, the sums are those of the
+            l1 += wy         # branch below (adding zeros changes no sum)
+            l0 += wm - wy
+            wl += wm
+            nl += np.int64(on)
+        left[0] = l0
+        left[1] = l1
+    else:
+        for i in range(n_node):
+            if xf[i] <= thr:  # NaN compares False
+                wi = wk[i] if weighted else 1.0
+                wl += wi
+                nl += 1
+                sl += add_entry(is_clf, left, yk[i], wi)
     wr = w_node - wl
     if (nl < msl or n_node - nl < msl or wl < mwl or wr < mwl or wl <= 0.0 or wr <= 0.0
             or (mono is not None and mono[f] != 0 and not monotone_ok(
@@ -91,12 +106,12 @@ def _random_split(X, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_no
 
 
 @JIT
-def split_nodes(lo, hi, X, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats, w_node,
+def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats, w_node,
                 imp, rseed, fseed, max_features, mono, bounds, out_feat, out_thr, out_mgl):
     """The random split of each node ``[lo, hi)``: its features visited in its random
     order (all of them, in index order, when ``max_features`` reaches their number),
     the best drawn split kept (ties: the first visited). ``out_feat`` -1: none valid."""
-    n_features = X.shape[1]
+    n_features = XT.shape[0]
     weighted = w.shape[0] > 0
     n_stats = stats.shape[1]
     left = np.empty(n_stats)
@@ -139,7 +154,7 @@ def split_nodes(lo, hi, X, order, starts, ends, y, w, is_clf, crit, msl, mwl, st
             for d in range(2):  # the threshold's draw and the missing side's
                 draws[d] = uniform_draw(rseed[k], f, d)
             proxy, nl, thr, nonconst, mgl = _random_split(
-                X, order, starts[k], ends[k], f, yk, wk, weighted, is_clf, crit, stats[k],
+                XT, order, starts[k], ends[k], f, yk, wk, weighted, is_clf, crit, stats[k],
                 w_node[k], imp[k], msl, mwl, draws[0], draws[1], mono, bounds[k, 0],
                 bounds[k, 1], left, work, miss, xf)
             if not nonconst:
@@ -156,7 +171,7 @@ def split_nodes(lo, hi, X, order, starts, ends, y, w, is_clf, crit, msl, mwl, st
 
 
 @JIT
-def route_rows(lo, hi, X, order, starts, ends, feat, thr, mgl, side):
+def route_rows(lo, hi, XT, order, starts, ends, feat, thr, mgl, side):
     """The side of every row of the split nodes ``[lo, hi)``: ``x <= threshold`` left, a
     missing value by ``mgl``."""
     for k in range(lo, hi):
@@ -164,7 +179,7 @@ def route_rows(lo, hi, X, order, starts, ends, feat, thr, mgl, side):
         miss_side = 0 if mgl[k] == 1 else 1
         for p in range(starts[k], ends[k]):
             row = order[p]
-            x = np.float64(X[row, f])
+            x = np.float64(XT[f, row])
             side[row] = miss_side if x != x else (0 if x <= thr[k] else 1)
 
 
@@ -173,7 +188,9 @@ class RowSplitter:
 
     Parameters
     ----------
-    X : float32 or float64 ndarray [n, F]
+    XT : float32 or float64 ndarray [F, n]
+        The columns of X (``X.T``, C-contiguous: a node gathers one feature of its rows
+        from one column, which stays in cache, instead of a cache line of every row).
     target, weights : the prepared rows' targets, and their weights (None: all 1)
     row_weights : None or float64 [n]
         A forest tree's in-bag weights: the rows of weight 0 take no part.
@@ -181,18 +198,18 @@ class RowSplitter:
         As :class:`fastdt._exact.ExactSplitter`.
     """
 
-    def __init__(self, X, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
+    def __init__(self, XT, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
                  min_weight_leaf, random_seed, mono=None, row_weights=None):
-        self.X = X
+        self.XT = XT
         self.y = target.astype(np.float64)
         if row_weights is not None:
             self.w = row_weights
             self.order = np.flatnonzero(row_weights > 0).astype(np.int32)
         else:
             self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
-            self.order = np.arange(X.shape[0], dtype=np.int32)
+            self.order = np.arange(XT.shape[1], dtype=np.int32)
         self.n = self.order.shape[0]
-        self.side = np.zeros(X.shape[0], dtype=np.uint8)
+        self.side = np.zeros(XT.shape[1], dtype=np.uint8)
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.random_seed, self.mono = random_seed, mono
@@ -206,7 +223,7 @@ class RowSplitter:
         starts, ends = nodes.start[ids], nodes.end[ids]
         rows = int((ends - starts).sum())
         sp = Splits(k, self.n_stats, 0, 0)
-        run(split_nodes, k, rows * min(max_features, self.X.shape[1]), self.X, self.order,
+        run(split_nodes, k, rows * min(max_features, self.XT.shape[0]), self.XT, self.order,
             starts, ends, self.y, self.w, self.is_clf, self.crit, self.min_samples_leaf,
             self.min_weight_leaf, nodes.stats[ids], nodes.weighted_n_node_samples[ids],
             nodes.impurity[ids], node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids),
@@ -215,7 +232,7 @@ class RowSplitter:
         if has.shape[0]:
             s_start, s_end = starts[has], ends[has]
             work = int((s_end - s_start).sum())
-            run(route_rows, has.shape[0], work, self.X, self.order, s_start, s_end,
+            run(route_rows, has.shape[0], work, self.XT, self.order, s_start, s_end,
                 sp.feature[has], sp.threshold[has], sp.mgl[has], self.side)
             m = has.shape[0]
             lst, rst = np.empty((m, self.n_stats)), np.empty((m, self.n_stats))
