@@ -279,7 +279,7 @@ def _record(p, criterion, task, splitter, dataset):
     return record
 
 
-def grow(prep, *, copy=True, seed=None, row_weights=None):
+def grow(prep, *, copy=True, seed=None, row_weights=None, features=None):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
     ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
@@ -289,7 +289,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None):
     counts times the sample weights): the tree grows on the rows of positive weight,
     weighted so, from the prepared layout (nothing sorted or binned again);
     ``min_weight_fraction_leaf`` then applies to their total, as scikit-learn's forests
-    do.
+    do. ``features`` (sorted int64, None: all): the only features the tree may use (a
+    forest tree's random subset of attributes); ``max_features`` then counts among
+    them, as for a tree fitted on those columns alone.
     """
     from ._grow import grow as run_growth
 
@@ -365,13 +367,18 @@ def grow(prep, *, copy=True, seed=None, row_weights=None):
             random_seed=seed if prep.splitter == "random" else None, mono=prep.mono,
             ymul=prep.ymul, offs=prep.offs, **common)
         max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
+    max_features = lim["max_features"]
+    if features is not None:
+        splitter.pool = features = np.asarray(features, dtype=np.int64)
+        max_features = _input.resolve_limits(
+            prep.record, 1, features.shape[0], np.ones(1))["max_features"]
     return run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
         max_surrogates=max_surrogates, max_depth=lim["max_depth"],
         min_samples_split=lim["min_samples_split"],
         min_samples_leaf=lim["min_samples_leaf"], min_weight_leaf=lim["min_weight_leaf"],
         min_impurity_decrease=lim["min_impurity_decrease"],
-        max_features=lim["max_features"], max_leaf_nodes=lim["max_leaf_nodes"],
+        max_features=max_features, max_leaf_nodes=lim["max_leaf_nodes"],
         seed=seed, monotonic_cst=prep.mono, offs=prep.offs,
     )
 

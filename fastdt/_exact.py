@@ -23,7 +23,7 @@ from ._exact_scan import (
     assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
     sort_features, walk_nodes,
 )
-from ._grow import Splits, choose
+from ._grow import Splits, choose, pool_of
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import node_weights
@@ -117,6 +117,8 @@ class ExactSplitter:
         (:mod:`fastdt._multi`).
     """
 
+    pool = None  # the features the tree may use (set by the engine; None: all)
+
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
                  mono=None, ymul=None, offs=None):
@@ -186,7 +188,9 @@ class ExactSplitter:
         if mae:
             node_ranks(self.part, scan, *self.ylay, self.side, self.mae_rank)
         # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
-        sampled = max_features < n_features and _sampling.SCAN_DRAWN_ONLY
+        pool = pool_of(self)
+        sampled = ((max_features < n_features or self.pool is not None)
+                   and _sampling.SCAN_DRAWN_ONLY)
         seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
         if sampled:  # what a node does not scan never wins (choose() skips it anyway)
             t_proxy.fill(-np.inf)
@@ -200,7 +204,7 @@ class ExactSplitter:
                 self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
                 self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,
                 self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, seeds,
-                int(max_features), t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
+                int(max_features), pool, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
 
         if not sampled:  # the partition fused with the scan, feature by feature
             scan_call(n_features, rows * n_features, self.part, scan, seeds)
@@ -212,7 +216,7 @@ class ExactSplitter:
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.pool)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         sp.threshold[has] = t_thr[has, feat[has]]

@@ -596,7 +596,7 @@ def _scan_categorical(
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
     scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
-    mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features, out_proxy, out_nl,
+    mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features, pool, out_proxy, out_nl,
     out_thr, out_nonconst, out_mgl, out_cat, out_mae,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the features
@@ -652,6 +652,9 @@ def scan_features(
         then chooses among exactly the features scanned): the cost of a node falls with
         ``max_features``. No seeds: ``[lo, hi)`` are features, and every open node is
         scanned on each.
+    pool : int64 [P]
+        With seeds: the features the tree may use, which the orders draw from
+        (:func:`fastdt._sampling.choose_features`).
     out_proxy, out_nl, out_thr, out_nonconst, out_mgl : [k, F] float64, int64, float64,
     uint8, int8
         Output: best candidate per (node, feature); ``out_mgl`` the side of missing
@@ -679,7 +682,7 @@ def scan_features(
         passes = np.empty((8, m_max))
     by_node = seeds.shape[0] > 0
     n_features = idx.shape[0]
-    perm = np.empty(n_features, dtype=np.int64)
+    perm = np.empty(pool.shape[0], dtype=np.int64)
     state = np.empty(1, dtype=np.uint64)
     left = np.empty(n_stats)
     work = np.empty(n_stats)
@@ -697,7 +700,7 @@ def scan_features(
     for o in range(lo, hi):
         f = o
         if by_node:  # node o, on the features its sampler visits
-            k_lo, k_hi, n_visit = o, o + 1, n_features
+            k_lo, k_hi, n_visit = o, o + 1, pool.shape[0]
         else:  # feature o: partition its row, then scan every node on it
             k_lo, k_hi, n_visit = 0, scan.shape[0], 1
             if part.shape[0] > 0:
@@ -716,8 +719,8 @@ def scan_features(
         for k in range(k_lo, k_hi):
             if by_node:
                 state[0] = seeds[k]
-                for j in range(n_features):
-                    perm[j] = j
+                for j in range(pool.shape[0]):
+                    perm[j] = pool[j]
             visited = 0
             n_const = 0
             for j in range(n_visit):

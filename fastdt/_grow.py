@@ -131,22 +131,36 @@ class Splits:
         self.n_sur = np.zeros(k, dtype=np.int64)
 
 
-def choose(t_proxy, t_nl, t_nc, max_features, rng, ids):
+def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None):
     """The winning feature of each scanned node ``ids`` from the ``[k, F]`` candidate
     tables (-1: none valid): all features compete when ``max_features >= F`` (ties: the
     lowest index), else :func:`fastdt._sampling.choose_features` draws them, in an order
-    of each node's own (from the tree's seed ``rng[0]`` and the node's id)."""
+    of each node's own (from the tree's seed ``rng[0]`` and the node's id). ``pool``
+    (int64, None: every feature): the features the tree may use, the others never win
+    (``fit_forest(tree_features=...)``)."""
     k, n_features = t_proxy.shape
-    if max_features < n_features:
+    every = pool is None
+    pool = np.arange(n_features, dtype=np.int64) if every else pool
+    if max_features < pool.shape[0]:
         feat = np.empty(k, dtype=np.int64)
         choose_features(t_proxy, t_nl, t_nc, max_features, feature_seeds(rng[0], ids),
-                        np.empty(n_features, dtype=np.int64), feat)
+                        pool, np.empty(pool.shape[0], dtype=np.int64), feat)
         return feat
     # a NaN or -inf proxy never wins (the kernels' rule: strictly better than -inf)
-    proxy = np.where((t_nl > 0) & (t_proxy > -np.inf), t_proxy, -np.inf)
+    usable = (t_nl > 0) & (t_proxy > -np.inf)
+    if not every:
+        usable[:, np.setdiff1d(np.arange(n_features), pool)] = False
+    proxy = np.where(usable, t_proxy, -np.inf)
     feat = np.argmax(proxy, axis=1) if n_features else np.zeros(k, dtype=np.int64)
     feat[proxy[np.arange(k), feat] == -np.inf] = -1
     return feat.astype(np.int64)
+
+
+def pool_of(splitter):
+    """The features ``splitter`` may use (its ``pool``; None: all), as int64."""
+    if splitter.pool is None:
+        return np.arange(splitter.n_features, dtype=np.int64)
+    return splitter.pool
 
 
 # ------------------------------------------------------------------------ the driver

@@ -42,7 +42,7 @@ categorical codes by the split's bitset.
 import numpy as np
 
 from ._config import HIST_POOL_BYTES
-from ._grow import Splits, choose
+from ._grow import Splits, choose, pool_of
 from ._hist_build import build_features, mark_sides, partition_rows, target_stats
 from ._hist_scan import scan_nodes
 from ._parallel import run
@@ -71,6 +71,8 @@ class HistSplitter:
     mono : None or int8 ndarray [F]
         Monotonic constraints for the kernels (classification: flipped to class 0).
     """
+
+    pool = None  # the features the tree may use (set by the engine; None: all)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
                  bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None):
@@ -145,7 +147,9 @@ class HistSplitter:
         t_l = np.empty((k, n_features, n_stats))
         t_r = np.empty((k, n_features, n_stats))
         # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
-        sampled = max_features < n_features and _sampling.SCAN_DRAWN_ONLY
+        pool = pool_of(self)
+        sampled = ((max_features < n_features or self.pool is not None)
+                   and _sampling.SCAN_DRAWN_ONLY)
         seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
         if sampled:  # what a node does not scan never wins (choose() skips it anyway)
             t_proxy.fill(-np.inf)
@@ -159,9 +163,9 @@ class HistSplitter:
             self.codes, self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, self.cats,
             self.is_clf, self.crit, self.weighted, self.min_samples_leaf,
             self.min_weight_leaf, self.mono, nodes.bounds[ids], seeds, int(max_features),
-            t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r)
+            pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r)
         sp = Splits(k, n_stats, self.n_words, 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.pool)
         has = np.flatnonzero(feat >= 0)
         f = feat[has]
         sp.feature = feat

@@ -22,7 +22,7 @@ import numpy as np
 
 from ._config import ABSOLUTE_ERROR, FEATURE_THRESHOLD
 from ._criteria import monotone_ok, score_candidate
-from ._grow import Splits
+from ._grow import Splits, pool_of
 from ._jit import JIT
 from ._parallel import run
 from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, uniform_draw
@@ -107,19 +107,21 @@ def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_n
 
 @JIT
 def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats, w_node,
-                imp, rseed, fseed, max_features, mono, bounds, out_feat, out_thr, out_mgl):
-    """The random split of each node ``[lo, hi)``: its features visited in its random
-    order (all of them, in index order, when ``max_features`` reaches their number),
+                imp, rseed, fseed, max_features, pool, mono, bounds, out_feat, out_thr,
+                out_mgl):
+    """The random split of each node ``[lo, hi)``: the features of ``pool`` (int64 [P],
+    those the tree may use) visited in its random order (all of them, in index order,
+    when ``max_features`` reaches their number),
     the best drawn split kept (ties: the first visited). ``out_feat`` -1: none valid."""
-    n_features = XT.shape[0]
     weighted = w.shape[0] > 0
     n_stats = stats.shape[1]
     left = np.empty(n_stats)
     work = np.empty(n_stats)
     miss = np.zeros(max(n_stats, 2))
-    perm = np.empty(n_features, dtype=np.int64)
+    n_pool = pool.shape[0]
+    perm = np.empty(n_pool, dtype=np.int64)
     state = np.empty(1, dtype=np.uint64)
-    every = max_features >= n_features
+    every = max_features >= n_pool
     most = 0
     for k in range(lo, hi):
         most = max(most, ends[k] - starts[k])
@@ -134,8 +136,8 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
             yk[i] = y[row]
             if weighted:
                 wk[i] = w[row]
-        for j in range(n_features):
-            perm[j] = j
+        for j in range(n_pool):
+            perm[j] = pool[j]
         state[0] = fseed[k]
         best = -np.inf
         best_f = -1
@@ -143,9 +145,9 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
         best_mgl = -1
         visited = 0
         n_const = 0
-        for j in range(n_features):
+        for j in range(n_pool):
             if every:
-                f = j
+                f = pool[j]
             else:
                 if visited >= max_features and visited > n_const:
                     break
@@ -186,6 +188,8 @@ def route_rows(lo, hi, XT, order, starts, ends, feat, thr, mgl, side):
 class RowSplitter:
     """Random splits read from the rows of ``X`` (module docstring).
 
+    ``pool`` (set by the engine; None: every feature): the features the tree may use.
+
     Parameters
     ----------
     XT : float32 or float64 ndarray [F, n]
@@ -198,9 +202,12 @@ class RowSplitter:
         As :class:`fastdt._exact.ExactSplitter`.
     """
 
+    pool = None
+
     def __init__(self, XT, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
                  min_weight_leaf, random_seed, mono=None, row_weights=None):
         self.XT = XT
+        self.n_features = XT.shape[0]
         self.y = target.astype(np.float64)
         if row_weights is not None:
             self.w = row_weights
@@ -227,7 +234,8 @@ class RowSplitter:
             starts, ends, self.y, self.w, self.is_clf, self.crit, self.min_samples_leaf,
             self.min_weight_leaf, nodes.stats[ids], nodes.weighted_n_node_samples[ids],
             nodes.impurity[ids], node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids),
-            max_features, self.mono, nodes.bounds[ids], sp.feature, sp.threshold, sp.mgl)
+            max_features, pool_of(self), self.mono, nodes.bounds[ids], sp.feature,
+            sp.threshold, sp.mgl)
         has = np.flatnonzero(sp.feature >= 0)
         if has.shape[0]:
             s_start, s_end = starts[has], ends[has]

@@ -39,7 +39,7 @@ def next_feature(perm, j, state):
 
 
 @JIT
-def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, perm, out):
+def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool, perm, out):
     """The winning feature of each scanned node when only ``max_features`` of them are
     considered, into ``out`` (int64 [k]; -1: none valid).
 
@@ -56,17 +56,20 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, perm, out):
         whether the feature is non-constant in the node.
     seeds : uint64 [k]
         Each node's seed.
-    perm : int64 [F]
+    pool : int64 [P]
+        The features the tree may use (all of them, or its random subset of attributes:
+        ``fit_forest(tree_features=...)``); the order draws from them.
+    perm : int64 [P]
         Scratch.
     """
-    n_features = t_proxy.shape[1]
+    n_features = pool.shape[0]
     state = np.empty(1, dtype=np.uint64)
     for k in range(t_proxy.shape[0]):
         state[0] = seeds[k]
         best_f = -1
         best = -np.inf
         for j in range(n_features):
-            perm[j] = j
+            perm[j] = pool[j]
         visited = 0
         n_const = 0
         for j in range(n_features):
@@ -123,3 +126,11 @@ def node_seeds(seed, ids):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
+
+
+def tree_pool(seed, n_features, size):
+    """The features a forest's tree may use (``fit_forest(tree_features=...)``): ``size``
+    of the ``n_features`` drawn without replacement from the tree's ``seed``, sorted
+    (int64)."""
+    rng = np.random.default_rng(np.uint64(seed) ^ np.uint64(0x3C6EF372FE94F82B))
+    return np.sort(rng.choice(n_features, size=size, replace=False)).astype(np.int64)

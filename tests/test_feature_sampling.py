@@ -108,3 +108,90 @@ def test_the_sampler_visits_more_while_the_drawn_features_are_constant():
         used = tree.feature[tree.feature >= 0]
         assert used.size > 5 and set(used.tolist()) <= {2, 6}
         assert np.all(fastdt.predict(tree, X) == y)
+
+
+# ---------------------------------------------------------------- a subset of features per tree
+
+
+@pytest.mark.parametrize("splitter", ["best", "hist"])
+@pytest.mark.parametrize("max_features", [2, None])
+def test_a_tree_on_its_feature_subset_is_the_tree_fitted_on_those_columns(splitter,
+                                                                          max_features):
+    """fit_forest(tree_features=...): tree i may use only the features drawn from its
+    seed, and is the tree grown from the same seed on those columns alone (its
+    features mapped back), max_features counting among them."""
+    from fastdt import _engine
+    from fastdt._sampling import tree_pool
+
+    X, y = _data(seed=4, n=700, nan=splitter == "hist")
+    forest = fastdt.fit_forest(X, y, n_estimators=3, bootstrap=False, tree_features=5,
+                               max_features=max_features, splitter=splitter, random_state=2)
+    assert forest.params["tree_features"] == 5
+    for i, seed in enumerate(forest.params["seeds"]):
+        pool = tree_pool(seed, X.shape[1], 5)
+        prep = _engine.prepare(X[:, pool], y, None,
+                               dict(max_features=max_features, splitter=splitter))
+        alone = _engine.assemble(prep, _engine.grow(prep, seed=seed))
+        tree = forest.tree(i)
+        internal = alone.feature >= 0
+        mapped = alone.feature.copy()
+        mapped[internal] = pool[alone.feature[internal]]
+        np.testing.assert_array_equal(tree.feature, mapped)
+        for name in ("threshold", "left", "right", "value", "n_node_samples"):
+            np.testing.assert_array_equal(getattr(tree, name), getattr(alone, name))
+
+
+@pytest.mark.parametrize("splitter", ["best", "hist", "random"])
+def test_feature_subsets_scanned_or_masked_give_the_same_forest(splitter, monkeypatch):
+    X, y = _data(seed=5, n=500)
+    a, b = _fit_both(lambda: fastdt.fit_forest(X, y, n_estimators=3, tree_features=0.5,
+                                               splitter=splitter, random_state=1),
+                     monkeypatch)
+    for i in range(a.n_trees):
+        assert_same(a.tree(i), b.tree(i))
+        used = set(a.tree(i).feature[a.tree(i).feature >= 0].tolist())
+        assert len(used) <= 4
+
+
+def test_feature_subsets_sparse_and_saved(tmp_path):
+    import scipy.sparse as sp
+
+    from fastdt._sampling import tree_pool
+
+    X, y = _data(seed=6, n=400)
+    forest = fastdt.fit_forest(sp.csc_matrix(np.nan_to_num(X)), y, n_estimators=3,
+                               tree_features=3, random_state=0)
+    for i, seed in enumerate(forest.params["seeds"]):
+        used = set(forest.tree(i).feature[forest.tree(i).feature >= 0].tolist())
+        assert used <= set(tree_pool(seed, X.shape[1], 3).tolist())
+    forest.save(tmp_path / "f.npz")
+    loaded = fastdt.load(tmp_path / "f.npz")
+    assert loaded.params["tree_features"] == 3
+    np.testing.assert_array_equal(fastdt.predict_proba(loaded, np.nan_to_num(X)),
+                                  fastdt.predict_proba(forest, np.nan_to_num(X)))
+
+
+@pytest.mark.parametrize("bad, error", [
+    (0, ValueError), (9, ValueError), (0.0, ValueError), (1.5, ValueError),
+    ("half", TypeError), (True, TypeError),
+])
+def test_tree_features_checked(bad, error):
+    X, y = _data(n=100)
+    with pytest.raises(error, match="tree_features"):
+        fastdt.fit_forest(X, y, n_estimators=2, tree_features=bad)
+
+
+def test_max_features_beyond_the_subset_refused():
+    X, y = _data(n=100)
+    with pytest.raises(ValueError, match="tree_features=3"):
+        fastdt.fit_forest(X, y, n_estimators=2, tree_features=3, max_features=5)
+
+
+def test_estimators_take_tree_features():
+    X, y = _data(seed=7, n=300)
+    for model in (fastdt.RandomForestClassifier(5, tree_features=2, random_state=0),
+                  fastdt.ExtraTreesRegressor(5, tree_features=2, random_state=0)):
+        model.fit(X, y)
+        assert model.forest_.params["tree_features"] == 2
+        for tree in model.estimators_:
+            assert len(set(tree.feature[tree.feature >= 0].tolist())) <= 2

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _engine, _input, _predict
 from ..pruning import prune
+from .._sampling import tree_pool
 from .forest import Forest
 
 __all__ = ["fit_forest", "forest_values", "in_bag_counts", "predict_quantiles", "tree_seeds"]
@@ -55,6 +56,30 @@ def _n_samples(max_samples, n):
     raise TypeError(f"max_samples must be None, an int or a float, got {max_samples!r}")
 
 
+def _n_pool(tree_features, n_features, max_features):
+    """How many features each tree may use (``tree_features``; None: all)."""
+    v = tree_features
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, float,
+                                                                  np.floating)):
+        raise TypeError(f"tree_features must be None, an int or a float, got {v!r}")
+    if isinstance(v, (int, np.integer)):
+        if not 1 <= v <= n_features:
+            raise ValueError(f"tree_features={v} must be in [1, {n_features}] (the number "
+                             "of features)")
+        size = int(v)
+    else:
+        if not 0.0 < v <= 1.0:
+            raise ValueError(f"tree_features={v} must be in (0.0, 1.0]")
+        size = max(1, int(v * n_features))
+    if (isinstance(max_features, (int, np.integer)) and not isinstance(max_features, bool)
+            and max_features > size):
+        raise ValueError(f"max_features={max_features} is larger than the {size} features "
+                         f"each tree may use (tree_features={v})")
+    return size
+
+
 def _check_forest_params(p):
     n = p["n_estimators"]
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
@@ -85,7 +110,7 @@ def _threads(n_jobs):
 
 def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
                max_samples=None, oob_score=False, random_state=None, n_jobs=None, verbose=0,
-               leaf_samples=False, extend=None, **tree_params):
+               leaf_samples=False, tree_features=None, extend=None, **tree_params):
     """Fit a forest of trees on bootstrap samples (Breiman's random forest).
 
     Parameters
@@ -114,6 +139,12 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
         Regression with one output: keep the training rows of every leaf and their
         weights (the forest's ``leaf_samples``, saved with it), for
         :func:`predict_quantiles` (quantile regression forests).
+    tree_features : None, int or float
+        Each tree may use only a random subset of the features (the notes' random
+        subset of attributes per tree; scikit-learn's ``BaggingClassifier(max_features=
+        ...)``): that many (an int), or that fraction of them (a float in (0, 1]), drawn
+        without replacement from the tree's seed. ``max_features`` then counts among
+        them. None: every feature.
     extend : Forest, optional
         Warm start: a forest fitted on the same data with the same parameters; its
         trees are kept and ``n_estimators - extend.n_trees`` more are grown. With an int
@@ -132,7 +163,7 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
     """
     fp = dict(n_estimators=n_estimators, bootstrap=bootstrap, max_samples=max_samples,
               oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
-              leaf_samples=leaf_samples)
+              leaf_samples=leaf_samples, tree_features=tree_features)
     _check_forest_params(fp)
     import numba
 
@@ -160,6 +191,7 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
                          "with one output")
     n = prep.target.shape[0]
     n_samples = _n_samples(fp["max_samples"], n)
+    n_pool = _n_pool(fp["tree_features"], prep.n_features, tp.get("max_features"))
     seeds = tree_seeds(fp["random_state"], fp["n_estimators"])
     kept = []
     if extend is not None:
@@ -177,7 +209,9 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
         return w
 
     def one_tree(seed):
-        tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=weights(seed)))
+        pool = None if n_pool is None else tree_pool(seed, prep.n_features, n_pool)
+        tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=weights(seed),
+                                                   features=pool))
         return prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree
 
     trees = kept + _grow_all(one_tree, seeds[len(kept):], fp["verbose"])
@@ -207,6 +241,7 @@ def _kept_trees(extend, fp, prep, n_samples):
     same = (extend.n_features == prep.n_features and extend.task == prep.task
             and extend.params.get("n_samples") == n_samples
             and extend.params.get("bootstrap") == fp["bootstrap"]
+            and extend.params.get("tree_features") == fp["tree_features"]
             and _same_classes(extend.classes, prep.classes))
     if not same:
         raise ValueError("extend: the forest was fitted on other data or with other "

@@ -78,7 +78,9 @@ class RandomForestClassifier(_Classifier, _BaseForest):
     Parameters are scikit-learn's ``RandomForestClassifier``'s, and fastdt's tree
     parameters (``splitter``: ``"best"`` by default, ``"hist"`` for large data,
     ``"random"``; ``max_bins``, ``categorical_features``, ``missing``). ``n_jobs`` is a
-    thread count. ``class_weight`` also takes ``"balanced_subsample"``.
+    thread count. ``class_weight`` also takes ``"balanced_subsample"``. ``tree_features``
+    (None, an int or a fraction): each tree may use only that random subset of the
+    features (:func:`fastdt.fit_forest`).
 
     Attributes
     ----------
@@ -98,7 +100,7 @@ class RandomForestClassifier(_Classifier, _BaseForest):
                  bootstrap=True, oob_score=False, n_jobs=None, random_state=None, verbose=0,
                  warm_start=False, class_weight=None, ccp_alpha=0.0, max_samples=None,
                  monotonic_cst=None, max_bins=None, categorical_features=None,
-                 missing="learn"):
+                 missing="learn", tree_features=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -122,6 +124,7 @@ class RandomForestClassifier(_Classifier, _BaseForest):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.missing = missing
+        self.tree_features = tree_features
 
     def fit(self, X, y, sample_weight=None):
         """Build a forest of trees from the training set ``(X, y)``; returns ``self``."""
@@ -157,7 +160,8 @@ class RandomForestRegressor(_Regressor, _BaseForest):
                  min_impurity_decrease=0.0, bootstrap=True, oob_score=False, n_jobs=None,
                  random_state=None, verbose=0, warm_start=False, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None, max_bins=None,
-                 categorical_features=None, missing="learn", leaf_samples=False):
+                 categorical_features=None, missing="learn", leaf_samples=False,
+                 tree_features=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -180,6 +184,7 @@ class RandomForestRegressor(_Regressor, _BaseForest):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.missing = missing
+        self.tree_features = tree_features
         self.leaf_samples = leaf_samples
 
     def fit(self, X, y, sample_weight=None):
