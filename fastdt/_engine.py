@@ -369,7 +369,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None):
         max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
     max_features = lim["max_features"]
     if features is not None:
-        splitter.pool = features = np.asarray(features, dtype=np.int64)
+        splitter.feature_pool = features = np.asarray(features, dtype=np.int64)
         max_features = _input.resolve_limits(
             prep.record, 1, features.shape[0], np.ones(1))["max_features"]
     return run_growth(

@@ -117,7 +117,7 @@ class ExactSplitter:
         (:mod:`fastdt._multi`).
     """
 
-    pool = None  # the features the tree may use (set by the engine; None: all)
+    feature_pool = None  # the features the tree may use (set by the engine; None: all)
 
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
@@ -189,7 +189,7 @@ class ExactSplitter:
             node_ranks(self.part, scan, *self.ylay, self.side, self.mae_rank)
         # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
         pool = pool_of(self)
-        sampled = ((max_features < n_features or self.pool is not None)
+        sampled = ((max_features < n_features or self.feature_pool is not None)
                    and _sampling.SCAN_DRAWN_ONLY)
         seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
         if sampled:  # what a node does not scan never wins (choose() skips it anyway)
@@ -216,7 +216,7 @@ class ExactSplitter:
         self.part = self.part[:0]
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.pool)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         sp.threshold[has] = t_thr[has, feat[has]]

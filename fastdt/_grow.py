@@ -157,10 +157,10 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None):
 
 
 def pool_of(splitter):
-    """The features ``splitter`` may use (its ``pool``; None: all), as int64."""
-    if splitter.pool is None:
+    """The features ``splitter`` may use (its ``feature_pool``; None: all), as int64."""
+    if splitter.feature_pool is None:
         return np.arange(splitter.n_features, dtype=np.int64)
-    return splitter.pool
+    return splitter.feature_pool
 
 
 # ------------------------------------------------------------------------ the driver

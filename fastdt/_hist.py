@@ -72,7 +72,7 @@ class HistSplitter:
         Monotonic constraints for the kernels (classification: flipped to class 0).
     """
 
-    pool = None  # the features the tree may use (set by the engine; None: all)
+    feature_pool = None  # the features the tree may use (set by the engine; None: all)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
                  bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None):
@@ -148,7 +148,7 @@ class HistSplitter:
         t_r = np.empty((k, n_features, n_stats))
         # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
         pool = pool_of(self)
-        sampled = ((max_features < n_features or self.pool is not None)
+        sampled = ((max_features < n_features or self.feature_pool is not None)
                    and _sampling.SCAN_DRAWN_ONLY)
         seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
         if sampled:  # what a node does not scan never wins (choose() skips it anyway)
@@ -165,7 +165,7 @@ class HistSplitter:
             self.min_weight_leaf, self.mono, nodes.bounds[ids], seeds, int(max_features),
             pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r)
         sp = Splits(k, n_stats, self.n_words, 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.pool)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
         f = feat[has]
         sp.feature = feat

@@ -241,7 +241,7 @@ def _scan_categorical_bins(
 def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
-    min_weight_leaf, mono, bounds, seeds, max_features, pool, out_proxy, out_nl, out_thr,
+    min_weight_leaf, mono, bounds, seeds, max_features, fpool, out_proxy, out_nl, out_thr,
     out_nc, out_bin, out_mgl, out_cat, out_l, out_r,
 ):
     """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
@@ -253,10 +253,10 @@ def scan_nodes(
     categorical scan before typing. ``mono``/``bounds``: monotonic constraints (None:
     none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`.
     ``seeds``/``max_features``: with a seed per node, each node scans only the features
-    its sampler visits (drawn from ``pool``, int64 [P]), as
-    :func:`fastdt._exact_scan.scan_features` (a feature it does not
-    scan keeps its entries; a stored histogram still holds every feature, for the
-    subtraction); no seeds: every feature. Outputs
+    its sampler visits (drawn from ``fpool``, int64 [P]: the features the tree may
+    use), as :func:`fastdt._exact_scan.scan_features` (a feature it does not scan keeps
+    its entries; a stored histogram still holds every feature, for the subtraction); no
+    seeds: every feature. Outputs
     are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for a categorical split), non-constant flag, last bin going left (numeric), side of the
     missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
     [k, F, W], zeros on entry) the left categories of categorical splits;
@@ -269,9 +269,9 @@ def scan_nodes(
     if cats is not None:
         n_groups = pool.shape[2]
     by_node = seeds.shape[0] > 0
-    perm = np.empty(pool.shape[0], dtype=np.int64)
+    perm = np.empty(fpool.shape[0], dtype=np.int64)
     state = np.empty(1, dtype=np.uint64)
-    n_visit = pool.shape[0] if by_node else n_features
+    n_visit = fpool.shape[0] if by_node else n_features
     for k in range(lo, hi):
         a = scan[k, 0]
         b = scan[k, 1]
@@ -296,8 +296,8 @@ def scan_nodes(
         mask = np.empty(n_groups, dtype=np.uint8)
         if by_node:
             state[0] = seeds[k]
-            for j in range(pool.shape[0]):
-                perm[j] = pool[j]
+            for j in range(fpool.shape[0]):
+                perm[j] = fpool[j]
         visited = 0
         n_const = 0
         for j in range(n_visit):

@@ -188,7 +188,8 @@ def route_rows(lo, hi, XT, order, starts, ends, feat, thr, mgl, side):
 class RowSplitter:
     """Random splits read from the rows of ``X`` (module docstring).
 
-    ``pool`` (set by the engine; None: every feature): the features the tree may use.
+    ``feature_pool`` (set by the engine; None: every feature): the features the tree
+    may use.
 
     Parameters
     ----------
@@ -202,7 +203,7 @@ class RowSplitter:
         As :class:`fastdt._exact.ExactSplitter`.
     """
 
-    pool = None
+    feature_pool = None
 
     def __init__(self, XT, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
                  min_weight_leaf, random_seed, mono=None, row_weights=None):

@@ -186,7 +186,7 @@ class SparseSplitter:
     every feature is numeric.
     """
 
-    pool = None  # the features the tree may use (set by the engine; None: all)
+    feature_pool = None  # the features the tree may use (set by the engine; None: all)
 
     def __init__(self, layout, *, n_stats, is_clf, crit, min_samples_leaf, min_weight_leaf,
                  random_seed=None, mono=None):
@@ -242,7 +242,7 @@ class SparseSplitter:
             t_nc, t_mgl)
         self.moved = False
         sp = Splits(k, self.n_stats, 0, 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.pool)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         sp.threshold[has] = t_thr[has, feat[has]]

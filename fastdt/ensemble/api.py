@@ -17,7 +17,6 @@ import numpy as np
 
 from .. import _engine, _input, _predict
 from ..pruning import prune
-from .._sampling import tree_pool
 from .forest import Forest
 
 __all__ = ["fit_forest", "forest_values", "in_bag_counts", "predict_quantiles", "tree_seeds"]
@@ -207,6 +206,8 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
         if subsample_balanced:
             w = w * _balanced(prep.target, w, prep.n_stats)
         return w
+
+    from .._sampling import tree_pool  # numba loads with the first fit, not on import
 
     def one_tree(seed):
         pool = None if n_pool is None else tree_pool(seed, prep.n_features, n_pool)
