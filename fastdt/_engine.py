@@ -43,7 +43,8 @@ class Prepared:
         Width of a statistics row (classes, or 3 for regression).
     splitter : {"best", "random", "hist"}
     X : float32/float64 ndarray [n, F] or None
-        The rows (exact splitter).
+        The rows (exact splitter). ``XT``: their columns (``X.T``, C-contiguous), made
+        by the first tree that reads them (random splits of numeric rows).
     layout : tuple or None
         The exact splitter's presorted layout (:func:`fastdt._exact.presort`).
     dataset : Dataset or None

@@ -23,13 +23,12 @@ from ._exact_scan import (
     assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
     sort_features, walk_nodes,
 )
-from ._grow import Splits, choose, pool_of
+from ._grow import Splits, choose, drawn_scan
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import node_weights
 from ._parallel import run
-from . import _sampling
-from ._sampling import feature_seeds, node_seeds
+from ._sampling import node_seeds
 
 
 def _row_hashes(X):
@@ -187,15 +186,7 @@ class ExactSplitter:
         t_mae = np.empty((k, n_features, 4) if mae else (0, 0, 4))
         if mae:
             node_ranks(self.part, scan, *self.ylay, self.side, self.mae_rank)
-        # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
-        pool = pool_of(self)
-        sampled = ((max_features < n_features or self.feature_pool is not None)
-                   and _sampling.SCAN_DRAWN_ONLY)
-        seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
-        if sampled:  # what a node does not scan never wins (choose() skips it anyway)
-            t_proxy.fill(-np.inf)
-            t_nl.fill(0)
-            t_nc.fill(0)
+        pool, seeds = drawn_scan(self, ids, rng, max_features, t_proxy, t_nl, t_nc)
 
         def scan_call(n_items, work, part, scan, seeds):
             run(scan_features, n_items, work, self.idx, self.xs, self.ys, self.ws, self.side,
@@ -206,7 +197,7 @@ class ExactSplitter:
                 self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, seeds,
                 int(max_features), pool, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
 
-        if not sampled:  # the partition fused with the scan, feature by feature
+        if not seeds.shape[0]:  # the partition fused with the scan, feature by feature
             scan_call(n_features, rows * n_features, self.part, scan, seeds)
         else:  # the partition over features, then the scan over nodes
             n_part = int((self.part[:, 1] - self.part[:, 0]).sum())

@@ -42,7 +42,8 @@ from ._categorical import categorical_split, random_partition
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI
 from ._jit import INLINE, JIT
 from ._multi import scan_multi
-from ._sampling import next_feature, random_threshold, uniform_draw
+from ._sampling import next_feature, random_threshold, start_order, uniform_draw, \
+    visited_enough
 from ._criteria import (  # noqa: F401  (target_stat: also imported from here)
     impurity, missing_right_score, monotone_ok, node_weight, present_score, score_candidate,
     split_threshold, target_stat,
@@ -718,14 +719,12 @@ def scan_features(
                                            part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
         for k in range(k_lo, k_hi):
             if by_node:
-                state[0] = seeds[k]
-                for j in range(pool.shape[0]):
-                    perm[j] = pool[j]
+                start_order(perm, pool, state, seeds[k])
             visited = 0
             n_const = 0
             for j in range(n_visit):
                 if by_node:
-                    if visited >= max_features and visited > n_const:
+                    if visited_enough(visited, n_const, max_features):
                         break
                     f = next_feature(perm, j, state)
                 if rseed is not None:

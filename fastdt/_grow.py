@@ -163,6 +163,26 @@ def pool_of(splitter):
     return splitter.feature_pool
 
 
+def drawn_scan(splitter, ids, rng, max_features, t_proxy, t_nl, t_nc):
+    """What a splitter's scan kernel needs to scan, in each node ``ids``, only the
+    features it draws: ``(pool, seeds)``, the tree's features (int64) and each node's
+    seed of its order, or no seeds (uint64 [0]) when every node scans every feature
+    (``max_features`` covers them all and the tree has no pool of its own, or
+    ``fastdt._sampling.SCAN_DRAWN_ONLY`` is off). With seeds, the candidate tables
+    ``t_proxy``, ``t_nl``, ``t_nc`` are cleared: a feature a node does not scan never
+    wins (:func:`choose` skips it anyway)."""
+    from . import _sampling
+
+    sampled = ((max_features < splitter.n_features or splitter.feature_pool is not None)
+               and _sampling.SCAN_DRAWN_ONLY)
+    if not sampled:
+        return pool_of(splitter), np.zeros(0, dtype=np.uint64)
+    t_proxy.fill(-np.inf)
+    t_nl.fill(0)
+    t_nc.fill(0)
+    return pool_of(splitter), feature_seeds(rng[0], ids)
+
+
 # ------------------------------------------------------------------------ the driver
 
 

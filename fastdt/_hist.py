@@ -42,12 +42,10 @@ categorical codes by the split's bitset.
 import numpy as np
 
 from ._config import HIST_POOL_BYTES
-from ._grow import Splits, choose, pool_of
+from ._grow import Splits, choose, drawn_scan
 from ._hist_build import build_features, mark_sides, partition_rows, target_stats
 from ._hist_scan import scan_nodes
 from ._parallel import run
-from . import _sampling
-from ._sampling import feature_seeds
 
 
 class HistSplitter:
@@ -146,15 +144,7 @@ class HistSplitter:
         t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
         t_l = np.empty((k, n_features, n_stats))
         t_r = np.empty((k, n_features, n_stats))
-        # each node scans only the features it draws (_sampling.SCAN_DRAWN_ONLY)
-        pool = pool_of(self)
-        sampled = ((max_features < n_features or self.feature_pool is not None)
-                   and _sampling.SCAN_DRAWN_ONLY)
-        seeds = (feature_seeds(rng[0], ids) if sampled else np.zeros(0, dtype=np.uint64))
-        if sampled:  # what a node does not scan never wins (choose() skips it anyway)
-            t_proxy.fill(-np.inf)
-            t_nl.fill(0)
-            t_nc.fill(0)
+        pool, seeds = drawn_scan(self, ids, rng, max_features, t_proxy, t_nl, t_nc)
         slots = self.slot[ids]
         # stored histograms cost a pass over their bins; the others one over their rows
         rows = int(np.where(slots >= 0, self.n_bins_max, scan[:, 1] - scan[:, 0]).sum())

@@ -24,7 +24,7 @@ import numpy as np
 from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD
 from ._jit import INLINE, JIT
-from ._sampling import next_feature
+from ._sampling import next_feature, start_order, visited_enough
 from ._criteria import missing_right_score, monotone_ok, score_candidate, split_threshold
 
 
@@ -295,15 +295,13 @@ def scan_nodes(
         keys = np.empty(n_groups)
         mask = np.empty(n_groups, dtype=np.uint8)
         if by_node:
-            state[0] = seeds[k]
-            for j in range(fpool.shape[0]):
-                perm[j] = fpool[j]
+            start_order(perm, fpool, state, seeds[k])
         visited = 0
         n_const = 0
         for j in range(n_visit):
             f = j
             if by_node:
-                if visited >= max_features and visited > n_const:
+                if visited_enough(visited, n_const, max_features):
                     break
                 f = next_feature(perm, j, state)
             visited += 1

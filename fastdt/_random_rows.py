@@ -25,7 +25,8 @@ from ._criteria import monotone_ok, score_candidate
 from ._grow import Splits, pool_of
 from ._jit import JIT
 from ._parallel import run
-from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, uniform_draw
+from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, \
+    start_order, uniform_draw, visited_enough
 from ._sparse import rows_root
 from ._sparse_scan import add_entry, children_stats, partition_rows
 
@@ -136,9 +137,7 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
             yk[i] = y[row]
             if weighted:
                 wk[i] = w[row]
-        for j in range(n_pool):
-            perm[j] = pool[j]
-        state[0] = fseed[k]
+        start_order(perm, pool, state, fseed[k])
         best = -np.inf
         best_f = -1
         best_thr = np.nan
@@ -149,7 +148,7 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
             if every:
                 f = pool[j]
             else:
-                if visited >= max_features and visited > n_const:
+                if visited_enough(visited, n_const, max_features):
                     break
                 f = next_feature(perm, j, state)
             visited += 1

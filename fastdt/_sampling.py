@@ -38,6 +38,22 @@ def next_feature(perm, j, state):
     return f
 
 
+@INLINE
+def start_order(perm, pool, state, seed):
+    """Restart a node's feature order: ``perm`` holds the ``pool`` (the features the
+    tree may use), ``state`` the node's ``seed`` (:func:`next_feature` steps them)."""
+    for j in range(pool.shape[0]):
+        perm[j] = pool[j]
+    state[0] = seed
+
+
+@INLINE
+def visited_enough(visited, n_const, max_features):
+    """scikit-learn's rule for stopping a node's visit: ``max_features`` features
+    visited, at least one of them not constant in the node."""
+    return visited >= max_features and visited > n_const
+
+
 @JIT
 def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool, perm, out):
     """The winning feature of each scanned node when only ``max_features`` of them are
@@ -65,15 +81,13 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool, perm, out):
     n_features = pool.shape[0]
     state = np.empty(1, dtype=np.uint64)
     for k in range(t_proxy.shape[0]):
-        state[0] = seeds[k]
+        start_order(perm, pool, state, seeds[k])
         best_f = -1
         best = -np.inf
-        for j in range(n_features):
-            perm[j] = pool[j]
         visited = 0
         n_const = 0
         for j in range(n_features):
-            if visited >= max_features and visited > n_const:
+            if visited_enough(visited, n_const, max_features):
                 break
             f = next_feature(perm, j, state)
             visited += 1
