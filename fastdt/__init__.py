@@ -13,8 +13,8 @@ from .inspection import explain
 from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
 from .ensemble import (
-    ExtraTreesClassifier, ExtraTreesRegressor, Forest, RandomForestClassifier,
-    RandomForestRegressor, fit_forest, predict_quantiles,
+    BaggingClassifier, BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor, Forest,
+    RandomForestClassifier, RandomForestRegressor, fit_forest, predict_quantiles,
 )
 from ._warmup import warmup
 from . import rules
@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Forest", "fit_forest", "predict_quantiles", "RandomForestClassifier", "RandomForestRegressor",
-    "ExtraTreesClassifier", "ExtraTreesRegressor",
+    "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
     "ExtraTreeRegressor", "LEAF",
     "NumericLookingColumnWarning", "Tree", "TreeArrays",

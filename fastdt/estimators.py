@@ -178,16 +178,22 @@ class _BaseEstimator:
         )
 
         is_clf = self._estimator_type == "classifier"
+        tree = self._tree_estimator()
         return Tags(
             estimator_type=self._estimator_type,
             # several outputs: the exact and random splitters (not histograms, yet)
-            target_tags=TargetTags(required=True, multi_output=self.splitter != "hist",
+            target_tags=TargetTags(required=True, multi_output=tree.splitter != "hist",
                                    single_output=True),
             classifier_tags=ClassifierTags() if is_clf else None,
             regressor_tags=None if is_clf else RegressorTags(),
             # sparse X: missing="learn" (the surrogate and fractional strategies need rows)
-            input_tags=InputTags(allow_nan=True, sparse=self.missing == "learn"),
+            input_tags=InputTags(allow_nan=True, sparse=tree.missing == "learn"),
         )
+
+    def _tree_estimator(self):
+        """What holds the tree parameters (``splitter``, ``missing``): the estimator
+        itself (bagging: the tree it bags)."""
+        return self
 
     def __sklearn_is_fitted__(self):
         """Whether :meth:`fit` has been called (used by scikit-learn's ``check_is_fitted``)."""

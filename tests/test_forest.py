@@ -152,16 +152,20 @@ def _mean_leaf_values(forest, X):
     return np.mean([t.value[fastdt.apply(t, X)] for t in forest.trees()], axis=0)
 
 
-def test_out_of_bag_equals_brute_force(data):
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB")
+@pytest.mark.parametrize("replace", [True, False])
+def test_out_of_bag_equals_brute_force(data, replace):
     X, y, yr = data
     for target in (y, yr):
         forest = fit_forest(X, target, n_estimators=12, oob_score=True, random_state=4,
-                            max_samples=0.7)
+                            max_samples=0.7, replace=replace)
         n, n_samples = X.shape[0], forest.params["n_samples"]
         assert n_samples == 280
         acc, cnt = np.zeros((n, forest.value.shape[1])), np.zeros(n)
         for seed, tree in zip(forest.params["seeds"], forest.trees()):
-            out = in_bag_counts(seed, n, n_samples) == 0
+            out = in_bag_counts(seed, n, n_samples, replace) == 0
+            if not replace:  # 280 distinct rows drawn, the 120 others out of bag
+                assert out.sum() == n - n_samples
             acc[out] += fastdt.api._predict.values(tree, X)[out]
             cnt[out] += 1
         has = cnt > 0
@@ -183,6 +187,20 @@ def test_bootstrap_counts_are_the_trees_rows(data):
         counts = in_bag_counts(seed, X.shape[0], X.shape[0])
         assert tree.n_node_samples[0] == np.count_nonzero(counts)
         assert tree.weighted_n_node_samples[0] == counts.sum()
+
+
+def test_subsampling_without_replacement(data):
+    """replace=False: each tree grows on max_samples distinct rows, each once: the
+    tree fit() grows on those rows."""
+    X, y, _ = data
+    forest = fit_forest(X, y, n_estimators=3, random_state=5, max_samples=150,
+                        replace=False, max_features=None)
+    for seed, tree in zip(forest.params["seeds"], forest.trees()):
+        counts = in_bag_counts(seed, X.shape[0], 150, replace=False)
+        assert set(np.unique(counts)) == {0, 1} and counts.sum() == 150
+        assert tree.n_node_samples[0] == 150 == tree.weighted_n_node_samples[0]
+        keep = counts > 0
+        assert_same(tree, fastdt.fit(X[keep], y[keep], random_state=seed))
 
 
 def test_same_forest_on_every_thread_count(on_each_thread_count):

@@ -9,15 +9,18 @@
 * :mod:`fastdt.ensemble._quantiles`: quantile regression forests (the leaves' training
   rows, weighted quantiles).
 * :mod:`fastdt.ensemble.estimators`: ``RandomForestClassifier``,
-  ``RandomForestRegressor``, ``ExtraTreesClassifier``, ``ExtraTreesRegressor``.
+  ``RandomForestRegressor``, ``ExtraTreesClassifier``, ``ExtraTreesRegressor``,
+  ``BaggingClassifier``, ``BaggingRegressor``.
 """
 
 from .api import fit_forest, predict_quantiles
 from .estimators import (
-    ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+    BaggingClassifier, BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
+    RandomForestClassifier, RandomForestRegressor,
 )
 from .forest import Forest
 from .inspection import oob_permutation_importance
 
 __all__ = ["Forest", "fit_forest", "predict_quantiles", "oob_permutation_importance", "RandomForestClassifier", "RandomForestRegressor",
-           "ExtraTreesClassifier", "ExtraTreesRegressor"]
+           "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier",
+           "BaggingRegressor"]

@@ -31,11 +31,23 @@ def tree_seeds(random_state, n_trees):
     return rng.integers(1, 2**63 - 1, size=n_trees, dtype=np.int64).astype(np.uint64)
 
 
-def in_bag_counts(seed, n, n_samples):
-    """How often each of ``n`` rows is drawn into a tree's bootstrap sample of
-    ``n_samples`` draws with replacement (int64 [n]), from the tree's seed."""
+def in_bag_counts(seed, n, n_samples, replace=True):
+    """How often each of ``n`` rows is drawn into a tree's sample of ``n_samples`` draws
+    (int64 [n]), from the tree's seed: with replacement (a bootstrap sample), or without
+    (``replace=False``: 0 or 1, ``n_samples`` rows drawn once)."""
     rng = np.random.default_rng(np.uint64(seed) ^ np.uint64(0x5DEECE66D))
+    if not replace:
+        counts = np.zeros(n, dtype=np.int64)
+        counts[rng.choice(n, size=n_samples, replace=False)] = 1
+        return counts
     return np.bincount(rng.integers(0, n, size=n_samples), minlength=n)
+
+
+def forest_in_bag(forest, seed, n):
+    """:func:`in_bag_counts` of the tree of ``forest`` with ``seed`` over its ``n``
+    training rows of positive weight (the draws the fit made)."""
+    p = forest.params
+    return in_bag_counts(seed, n, p["n_samples"], p.get("replace", True))
 
 
 def _n_samples(max_samples, n):
@@ -83,7 +95,7 @@ def _check_forest_params(p):
     n = p["n_estimators"]
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n_estimators={n!r} must be an int >= 1")
-    for name in ("bootstrap", "oob_score", "leaf_samples"):
+    for name in ("bootstrap", "replace", "oob_score", "leaf_samples"):
         if not isinstance(p[name], (bool, np.bool_)):
             raise ValueError(f"{name} must be a bool, got {p[name]!r}")
     if p["oob_score"] and not p["bootstrap"]:
@@ -108,7 +120,7 @@ def _threads(n_jobs):
 
 
 def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
-               max_samples=None, oob_score=False, random_state=None, n_jobs=None, verbose=0,
+               max_samples=None, replace=True, oob_score=False, random_state=None, n_jobs=None, verbose=0,
                leaf_samples=False, tree_features=None, extend=None, **tree_params):
     """Fit a forest of trees on bootstrap samples (Breiman's random forest).
 
@@ -124,6 +136,10 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
         are the rows' weights, rows never copied); False: every tree on every row.
     max_samples : None, int or float
         Draws per bootstrap sample (None: as many as rows; a float: that fraction).
+    replace : bool, default=True
+        The bootstrap draws are made with replacement; False: ``max_samples`` distinct
+        rows are drawn for each tree (subsampling, ranger's ``replace=FALSE``; bagging's
+        "pasting"), the others are out of bag.
     oob_score : bool, default=False
         Also compute the out-of-bag prediction of every row and its score (accuracy or
         R^2): the forest's ``oob_`` attribute holds them (:func:`oob_results`; not
@@ -161,7 +177,7 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
     Forest
     """
     fp = dict(n_estimators=n_estimators, bootstrap=bootstrap, max_samples=max_samples,
-              oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
+              replace=replace, oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
               leaf_samples=leaf_samples, tree_features=tree_features)
     _check_forest_params(fp)
     import numba
@@ -202,7 +218,7 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
     def weights(seed):  # the tree's row weights (0: not in its bag)
         w = base_w
         if fp["bootstrap"]:
-            w = base_w * in_bag_counts(seed, n, n_samples)
+            w = base_w * in_bag_counts(seed, n, n_samples, fp["replace"])
         if subsample_balanced:
             w = w * _balanced(prep.target, w, prep.n_stats)
         return w
@@ -242,6 +258,7 @@ def _kept_trees(extend, fp, prep, n_samples):
     same = (extend.n_features == prep.n_features and extend.task == prep.task
             and extend.params.get("n_samples") == n_samples
             and extend.params.get("bootstrap") == fp["bootstrap"]
+            and extend.params.get("replace", True) == fp["replace"]
             and extend.params.get("tree_features") == fp["tree_features"]
             and _same_classes(extend.classes, prep.classes))
     if not same:
@@ -368,11 +385,11 @@ def oob_results(forest, X, prep, y):
     regenerated from the trees' seeds."""
     n_all = prep.target.shape[0] if prep.positive is None else prep.positive.shape[0]
     rows = np.arange(n_all) if prep.positive is None else np.flatnonzero(prep.positive)
-    n, n_samples = rows.shape[0], forest.params["n_samples"]
+    n = rows.shape[0]
     oob = np.zeros((forest.n_trees, n_all), dtype=bool)
     oob[:, :] = True  # rows of weight 0 take part in no tree
     for i, seed in enumerate(forest.params["seeds"]):
-        oob[i, rows] = in_bag_counts(seed, n, n_samples) == 0
+        oob[i, rows] = forest_in_bag(forest, seed, n) == 0
     acc = np.zeros((n_all, forest.value.shape[1]))
     for _, block, Xa, has_nan in _blocks(forest, X):
         for i, tree in enumerate(forest.trees()):

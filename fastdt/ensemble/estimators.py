@@ -5,7 +5,8 @@
 ``ExtraTreesClassifier``/``ExtraTreesRegressor`` (the same with ``splitter="random"`` and
 no bootstrap). Parameter names and defaults are scikit-learn's; fastdt's tree
 parameters (``splitter``, ``max_bins``, ``categorical_features``, ``missing``) are there
-too.
+too. ``BaggingClassifier``/``BaggingRegressor``: bagging of any fastdt tree estimator
+(scikit-learn's ``Bagging*`` parameters), the same forest with the tree's parameters.
 """
 
 import numpy as np
@@ -15,7 +16,7 @@ from ..inspection import impurity_importances
 from .api import fit_forest
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
-           "ExtraTreesRegressor"]
+           "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor"]
 
 
 class _BaseForest(_BaseEstimator):
@@ -23,7 +24,7 @@ class _BaseForest(_BaseEstimator):
 
     def _fit(self, X, y, sample_weight):
         self._require_y(y)
-        params = self.get_params(deep=False)
+        params = self._forest_params()
         extend = self.__dict__.get("forest_") if params.pop("warm_start") else None
         if extend is not None and extend.n_trees == self.n_estimators:
             import warnings
@@ -46,6 +47,10 @@ class _BaseForest(_BaseEstimator):
             for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
                 self.__dict__.pop(name, None)
         return forest
+
+    def _forest_params(self):
+        """The keywords of :func:`fit_forest` (and ``warm_start``)."""
+        return self.get_params(deep=False)
 
     @property
     def estimators_(self):
@@ -214,3 +219,217 @@ ExtraTreesRegressor = _with_defaults(
     """Extremely randomised trees (Geurts et al.): :class:`RandomForestRegressor` with
     ``splitter="random"`` and ``bootstrap=False``, scikit-learn's defaults.""",
     splitter="random", bootstrap=False)
+
+
+# ---------------------------------------------------------------------- bagging
+
+
+class _BaseBagging(_BaseForest):
+    """Bagging of a fastdt tree estimator: a forest whose trees take the tree
+    estimator's parameters; scikit-learn's ``max_samples`` / ``max_features`` are the
+    forest's draws of rows and ``tree_features``."""
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
+                 bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
+                 n_jobs=None, random_state=None, verbose=0):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _tree_estimator(self):
+        from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
+
+        if self.estimator is None:
+            return (DecisionTreeClassifier if self._task == "classification"
+                    else DecisionTreeRegressor)()
+        return self.estimator
+
+    def _tree_params(self):
+        from ..estimators import _BaseTree
+
+        est = self._tree_estimator()
+        if not isinstance(est, _BaseTree):
+            raise TypeError(f"{type(self).__name__} bags fastdt trees: estimator must be "
+                            "None or a fastdt DecisionTree*/ExtraTree* estimator, got "
+                            f"{type(est).__name__}")
+        if est._task != self._task:
+            raise ValueError(f"{type(self).__name__} needs a {self._task} tree as estimator, "
+                             f"got {type(est).__name__}")
+        tp = est.get_params(deep=False)
+        tp.pop("random_state")  # every tree's draws come from the forest's seeds
+        return tp
+
+    def _forest_params(self):
+        if not isinstance(self.bootstrap_features, (bool, np.bool_)):
+            raise ValueError(f"bootstrap_features must be a bool, got {self.bootstrap_features!r}")
+        if self.bootstrap_features:
+            raise ValueError("bootstrap_features=True (features drawn with replacement) is not "
+                             "supported: each tree's max_features features are drawn without "
+                             "replacement")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("Out of bag estimation only available if bootstrap=True")
+        mf = self.max_features
+        ms = self.max_samples
+        fp = dict(n_estimators=self.n_estimators, oob_score=self.oob_score,
+                  warm_start=self.warm_start, n_jobs=self.n_jobs,
+                  random_state=self.random_state, verbose=self.verbose,
+                  tree_features=None if isinstance(mf, float) and mf == 1.0 else mf,
+                  bootstrap=True, replace=bool(self.bootstrap),
+                  max_samples=None if isinstance(ms, float) and ms == 1.0 else ms)
+        if not self.bootstrap and fp["max_samples"] is None:  # every tree on every row
+            fp.update(bootstrap=False, replace=True)
+        return {**self._tree_params(), **fp}
+
+    def _fit(self, X, y, sample_weight):
+        forest = super()._fit(X, y, sample_weight)
+        pool = forest.params["tree_features"]
+        if pool is None:
+            self.estimators_features_ = [np.arange(forest.n_features)] * forest.n_trees
+        else:
+            from .._sampling import tree_pool
+            from .api import _n_pool
+
+            size = _n_pool(pool, forest.n_features, None)
+            self.estimators_features_ = [tree_pool(s, forest.n_features, size)
+                                         for s in forest.params["seeds"]]
+        return forest
+
+
+class BaggingClassifier(_Classifier, _BaseBagging):
+    """Bagging (Breiman 1996) of a fastdt tree classifier: every tree grows on a
+    bootstrap sample of the rows (and, with ``max_features`` < 1.0, a random subset of
+    the features), and the trees vote.
+
+    Parameters are scikit-learn's ``BaggingClassifier``'s. ``estimator``: a fastdt
+    ``DecisionTreeClassifier`` or ``ExtraTreeClassifier`` (None: a
+    ``DecisionTreeClassifier()``), whose parameters every tree takes. ``max_samples``
+    (int or fraction): rows drawn for each tree, with replacement (``bootstrap=True``)
+    or without. ``max_features`` (int or fraction): the features each tree may use,
+    drawn without replacement (``bootstrap_features=True`` is refused). ``n_jobs`` is a
+    thread count.
+
+    ``voting``: ``"soft"`` (default, scikit-learn's): the mean of the trees' class
+    probabilities; ``"hard"``: each tree votes for its most probable class and the
+    majority wins, ties broken at random (by a hash of the row's leaves and the
+    forest's seed, so a row always gets the same answer); ``predict_proba`` then gives
+    the fractions of the votes.
+
+    Attributes
+    ----------
+    forest_ : fastdt.ensemble.Forest
+    estimators_ : list of fastdt.Tree
+    estimators_features_ : list of int64 arrays, the features of each tree
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_outputs_
+    oob_score_, oob_decision_function_ : with ``oob_score=True`` (soft votes)
+    """
+
+    _task = "classification"
+    _estimator_type = "classifier"
+
+    def __init__(self, estimator=None, n_estimators=10, *, max_samples=1.0, max_features=1.0,
+                 bootstrap=True, bootstrap_features=False, oob_score=False, warm_start=False,
+                 n_jobs=None, random_state=None, verbose=0, voting="soft"):
+        super().__init__(estimator, n_estimators, max_samples=max_samples,
+                         max_features=max_features, bootstrap=bootstrap,
+                         bootstrap_features=bootstrap_features, oob_score=oob_score,
+                         warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
+                         verbose=verbose)
+        self.voting = voting
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = tags.target_tags.multi_output and self.voting != "hard"
+        return tags
+
+    def _forest_params(self):
+        if self.voting not in ("soft", "hard"):
+            raise ValueError(f"voting must be 'soft' or 'hard', got {self.voting!r}")
+        return super()._forest_params()
+
+    def fit(self, X, y, sample_weight=None):
+        """Build a bagged ensemble of trees from ``(X, y)``; returns ``self``."""
+        forest = self._fit(X, y, sample_weight)
+        if self.voting == "hard" and forest.n_outputs != 1:
+            del self.forest_
+            raise ValueError("voting='hard' handles one output")
+        self.classes_ = forest.classes
+        self.n_classes_ = (int(forest.classes.shape[0]) if forest.n_outputs == 1
+                           else [int(c.shape[0]) for c in forest.classes])
+        return self
+
+    def _votes(self, X):
+        """(votes int64 [n, n_classes], the winners' indices with ties at random)."""
+        from .api import apply
+
+        forest = self._check_fitted()
+        leaves = apply(forest, X, type(self).__name__)
+        n, n_classes = leaves.shape[0], forest.value.shape[1]
+        votes = np.zeros((n, n_classes), dtype=np.int64)
+        rows = np.arange(n)
+        for i, tree in enumerate(forest.trees()):
+            votes[rows, tree.value[leaves[:, i]].argmax(axis=1)] += 1
+        tied = votes == votes.max(axis=1, keepdims=True)
+        # a random one of the tied classes: the row's leaves and the forest's first
+        # seed hashed (splitmix64's finaliser), so a row's answer never changes
+        with np.errstate(over="ignore"):
+            h = np.full(n, np.uint64(forest.params["seeds"][0]))
+            for i in range(forest.n_trees):
+                h = _mix(h ^ leaves[:, i].astype(np.uint64))
+        pick = (h % tied.sum(axis=1).astype(np.uint64)).astype(np.int64)
+        winner = (np.cumsum(tied, axis=1) > pick[:, None]).argmax(axis=1)
+        return votes, winner
+
+    def predict_proba(self, X):
+        """Class probabilities: the mean of the trees' (soft voting), or the fractions
+        of their votes (hard voting); columns follow :attr:`classes_`."""
+        if self.voting != "hard":
+            return super().predict_proba(X)
+        votes, _ = self._votes(X)
+        return votes / self.forest_.n_trees
+
+    def predict(self, X):
+        """Class labels: the most probable class (soft voting) or the majority vote,
+        ties broken at random (hard voting)."""
+        if self.voting != "hard":
+            return super().predict(X)
+        _, winner = self._votes(X)
+        return self.classes_[winner]
+
+
+def _mix(h):
+    """splitmix64's finaliser over a uint64 array (wrapping arithmetic)."""
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
+
+
+class BaggingRegressor(_Regressor, _BaseBagging):
+    """Bagging (Breiman 1996) of a fastdt tree regressor: every tree grows on a
+    bootstrap sample of the rows (and, with ``max_features`` < 1.0, a random subset of
+    the features); the prediction is the mean of the trees'.
+
+    Parameters are scikit-learn's ``BaggingRegressor``'s; ``estimator`` is a fastdt
+    ``DecisionTreeRegressor`` or ``ExtraTreeRegressor`` (None: a
+    ``DecisionTreeRegressor()``); see :class:`BaggingClassifier`.
+
+    Attributes
+    ----------
+    forest_, estimators_, estimators_features_, n_features_in_, feature_names_in_,
+    n_outputs_, and with ``oob_score=True`` ``oob_score_`` (R^2) and ``oob_prediction_``.
+    """
+
+    _task = "regression"
+    _estimator_type = "regressor"
+
+    def fit(self, X, y, sample_weight=None):
+        """Build a bagged ensemble of trees from ``(X, y)``; returns ``self``."""
+        self._fit(X, y, sample_weight)
+        return self

@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _input, _predict
 from ..inspection import permutation_drops
-from .api import in_bag_counts
+from .api import forest_in_bag
 
 __all__ = ["oob_permutation_importance"]
 
@@ -54,7 +54,7 @@ def oob_permutation_importance(forest, X, y, *, sample_weight=None, n_repeats=1,
     rng = np.random.default_rng(random_state)
     drops = np.zeros((forest.n_features, n_repeats))
     for tree, seed in zip(forest.trees(), forest.params["seeds"]):
-        oob = rows[in_bag_counts(seed, rows.shape[0], forest.params["n_samples"]) == 0]
+        oob = rows[forest_in_bag(forest, seed, rows.shape[0]) == 0]
         if oob.shape[0]:  # a tree that drew every row adds nothing
             drops += permutation_drops(tree, np.ascontiguousarray(Xa[oob]), has_nan, y[oob],
                                        w[oob], n_repeats, rng)
