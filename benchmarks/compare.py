@@ -12,7 +12,7 @@ Usage::
     python benchmarks/compare.py --section pruning   # ccp_alpha by CV on Adult (~2 min)
     python benchmarks/compare.py --section small     # small data, grid search, busy core
     python benchmarks/compare.py --section sparse    # 1e6 x 10,000 CSR fit (~1 min)
-    python benchmarks/compare.py --section forests   # 100-tree forests (~6 min)
+    python benchmarks/compare.py --section forests   # 100-tree forests (~12 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -43,8 +43,9 @@ scikit-learn, idle and with one core kept busy, and where threads start to pay
 ``--sparse-rows`` x ``--sparse-features`` CSR matrix of density 0.001, fastdt's exact and
 histogram splitters against scikit-learn, and reports time and peak memory
 (``sparse_fit.py``, a fresh process per fit). ``--section forests`` (also part of ``all``)
-fits 100-tree random forests and extra trees on 250,000 x 20 rows against scikit-learn
-(``compare_forests.py``).
+fits 100-tree random forests and extra trees on 250,000 x 20 rows (``--forest-rows``)
+against scikit-learn, LightGBM's rf mode and R's ranger, each in a fresh process with
+its peak memory (``compare_forests.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -91,6 +92,8 @@ def _parse(argv):
     p.add_argument("--table-rows", type=int, default=None,
                    help="at most this many training rows per real table (seeded "
                         "subsample, for quick runs; default: all)")
+    p.add_argument("--forest-rows", type=int, default=250_000,
+                   help="total rows of the forests section (80%% train)")
     p.add_argument("--out", default=None, help="also write the report to this file")
     args = p.parse_args(argv)
     if args.rows < 10 or args.features < 1 or args.repeat < 1:
