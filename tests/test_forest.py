@@ -104,6 +104,36 @@ def test_forest_kernels_route_as_the_trees(data, kind):
         np.testing.assert_array_equal(fastdt.apply(forest, Xp), leaves)
 
 
+def test_numeric_batch_kernels_take_any_lockstep(data):
+    """The numeric batch kernels walk ``steps[i]`` steps with eight rows together, then
+    each row alone: any number of steps (none, the default share, the tree's depth)
+    gives the trees' leaves; the default is the depth 90% of the training samples reach."""
+    from fastdt.ensemble.kernels import (
+        forest_apply_numeric_batch, forest_step_arrays, forest_value_numeric_batch,
+    )
+
+    X, y, _ = data
+    X, y = np.nan_to_num(X)[:203], y[:203]  # 25 blocks of eight and three rows alone
+    forest = fit_forest(X, y, n_estimators=5, random_state=1)
+    packed, thresholds, roots, steps = forest_step_arrays(forest, X.dtype)
+    depth = np.maximum.reduceat(forest.depth, roots).astype(np.int64)
+    assert (steps <= depth).all() and (steps < depth).any()
+    for t, k in zip(forest.trees(), steps):
+        leaf = t.left == -1
+        size, total = t.n_node_samples[leaf], t.n_node_samples[leaf].sum()
+        assert size[t.depth[leaf] <= k].sum() >= 0.9 * total
+        assert size[t.depth[leaf] <= k - 1].sum() < 0.9 * total
+    leaves = np.stack([fastdt.apply(t, X) for t in forest.trees()], axis=1)
+    mean = np.mean([fastdt.predict_proba(t, X) for t in forest.trees()], axis=0)
+    for lock in (np.zeros_like(steps), steps, depth):
+        out = np.empty_like(leaves)
+        forest_apply_numeric_batch(packed, thresholds, roots, lock, X, out)
+        np.testing.assert_array_equal(out, leaves)
+        values = np.empty_like(mean)
+        forest_value_numeric_batch(packed, thresholds, roots, lock, forest.value, X, values)
+        np.testing.assert_allclose(values, mean, rtol=1e-12)
+
+
 @numba.njit
 def _user_forest_mean_size(f, offsets, X):
     """A user's kernel over a forest: the mean training size of a row's leaves."""

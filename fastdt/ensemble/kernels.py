@@ -34,8 +34,8 @@ on several threads (:mod:`fastdt._parallel`).
 
 import numpy as np
 
-from .._jit import JIT
-from ..kernels import descend1, descend8, leaf_index
+from .._jit import INLINE, JIT
+from ..kernels import descend8, leaf_index
 from ..tree import TreeArrays
 
 __all__ = ["tree_arrays", "forest_leaf_index", "forest_value", "forest_apply_batch",
@@ -127,17 +127,35 @@ def forest_value_batch(f, offsets, X, out):
 # concatenation, so one kernel walks every tree (fastdt.kernels.descend8).
 
 
-def forest_step_arrays(forest, dtype):
-    """``(packed, thresholds, roots, depths)`` for the numeric batch kernels: the step
+def forest_step_arrays(forest, dtype, share=0.9):
+    """``(packed, thresholds, roots, steps)`` for the numeric batch kernels: the step
     arrays of every tree (``fastdt.kernels.step_arrays``, in ``dtype``) with node ids
-    into the concatenated arrays, each tree's root (its first node) and its depth."""
+    into the concatenated arrays, each tree's root (its first node), and how many steps
+    rows take together in each tree: the depth by which ``share`` of its training
+    samples stand on a leaf (the rest finish one by one; a forest's deep trees reach
+    twice that depth only on a few rows)."""
     roots = forest.offsets[0, :-1].copy()
     packed = np.empty(forest.node_count, dtype=np.int64)
     thresholds = np.empty(forest.node_count, dtype=dtype)
     _step_arrays(forest.left, forest.feature, forest.threshold, forest.offsets[0], packed,
                  thresholds)
-    depths = np.maximum.reduceat(forest.depth, roots).astype(np.int64)
-    return packed, thresholds, roots, depths
+    return packed, thresholds, roots, _lockstep(forest, share)
+
+
+def _lockstep(forest, share):
+    """Per tree, the smallest leaf depth by which ``share`` of the training samples
+    (``n_node_samples`` of the leaves) are reached."""
+    leaf = np.flatnonzero(forest.left == -1)
+    tree = np.searchsorted(forest.offsets[0], leaf, side="right") - 1
+    order = np.lexsort((forest.depth[leaf], tree))
+    tree, depth = tree[order], forest.depth[leaf][order].astype(np.int64)
+    cum = np.cumsum(forest.n_node_samples[leaf][order].astype(np.float64))
+    first = np.searchsorted(tree, np.arange(forest.n_trees))  # each tree's first leaf
+    before = np.where(first > 0, cum[np.maximum(first - 1, 0)], 0.0)
+    last = np.append(first[1:], tree.shape[0]) - 1
+    goal = before + share * (cum[last] - before)
+    at = np.searchsorted(cum, goal)  # cum is increasing: the first leaf past the goal
+    return depth[np.minimum(np.maximum(at, first), last)]
 
 
 @JIT
@@ -158,36 +176,61 @@ def _step_arrays(left, feature, threshold, node_offsets, packed, thresholds):
                 thresholds[k] = t
 
 
+@INLINE
+def _finish(packed, thresholds, k, x):
+    """The leaf row ``x`` reaches from node ``k`` (a leaf steps to itself)."""
+    while True:
+        pk = packed[k]
+        step = (pk >> 32) + (x[pk & 0xFFFFFFFF] > thresholds[k])
+        if step == k:
+            return k
+        k = step
+
+
+@INLINE
+def _descend8_finish(packed, thresholds, root, steps, X, s):
+    """:func:`fastdt.kernels.descend8` for ``steps`` steps, then each row on to its leaf."""
+    k0, k1, k2, k3, k4, k5, k6, k7 = descend8(packed, thresholds, root, steps, X, s)
+    return (_finish(packed, thresholds, k0, X[s]), _finish(packed, thresholds, k1, X[s + 1]),
+            _finish(packed, thresholds, k2, X[s + 2]), _finish(packed, thresholds, k3, X[s + 3]),
+            _finish(packed, thresholds, k4, X[s + 4]), _finish(packed, thresholds, k5, X[s + 5]),
+            _finish(packed, thresholds, k6, X[s + 6]), _finish(packed, thresholds, k7, X[s + 7]))
+
+
 @JIT
-def forest_apply_numeric_batch(packed, thresholds, roots, depths, X, out):
+def forest_apply_numeric_batch(packed, thresholds, roots, steps, X, out):
     """``out[r, i]`` = leaf (local id) of row ``r`` in tree ``i``, for a forest with
-    numeric splits only and rows without NaN (serial; ``forest_step_arrays``)."""
+    numeric splits only and rows without NaN (serial; ``forest_step_arrays``). Eight rows
+    take ``steps[i]`` steps of tree ``i`` together, then each goes on to its leaf alone
+    (any ``steps`` gives the same leaves)."""
     n = X.shape[0]
     for i in range(roots.shape[0]):
-        root, steps = roots[i], depths[i]
+        root, together = roots[i], steps[i]
         for blk in range(n // 8):
             s = blk * 8
-            k0, k1, k2, k3, k4, k5, k6, k7 = descend8(packed, thresholds, root, steps, X, s)
+            k0, k1, k2, k3, k4, k5, k6, k7 = _descend8_finish(packed, thresholds, root,
+                                                              together, X, s)
             out[s, i], out[s + 1, i], out[s + 2, i], out[s + 3, i] = k0, k1, k2, k3
             out[s + 4, i], out[s + 5, i], out[s + 6, i], out[s + 7, i] = k4, k5, k6, k7
             for j in range(s, s + 8):
                 out[j, i] -= root
         for r in range(n - n % 8, n):
-            out[r, i] = descend1(packed, thresholds, root, steps, X[r]) - root
+            out[r, i] = _finish(packed, thresholds, root, X[r]) - root
 
 
 @JIT
-def forest_value_numeric_batch(packed, thresholds, roots, depths, value, X, out):
+def forest_value_numeric_batch(packed, thresholds, roots, steps, value, X, out):
     """``out[r]`` = the mean of the trees' leaf values for row ``r``, for a forest with
     numeric splits only and rows without NaN (serial; ``forest_step_arrays``;
-    ``value`` is ``forest.value``)."""
+    ``value`` is ``forest.value``; ``steps`` as :func:`forest_apply_numeric_batch`)."""
     n, n_values = X.shape[0], value.shape[1]
     out[:, :] = 0.0
     for i in range(roots.shape[0]):
-        root, steps = roots[i], depths[i]
+        root, together = roots[i], steps[i]
         for blk in range(n // 8):
             s = blk * 8
-            k0, k1, k2, k3, k4, k5, k6, k7 = descend8(packed, thresholds, root, steps, X, s)
+            k0, k1, k2, k3, k4, k5, k6, k7 = _descend8_finish(packed, thresholds, root,
+                                                              together, X, s)
             for c in range(n_values):
                 out[s, c] += value[k0, c]
                 out[s + 1, c] += value[k1, c]
@@ -198,7 +241,7 @@ def forest_value_numeric_batch(packed, thresholds, roots, depths, value, X, out)
                 out[s + 6, c] += value[k6, c]
                 out[s + 7, c] += value[k7, c]
         for r in range(n - n % 8, n):
-            leaf = descend1(packed, thresholds, root, steps, X[r])
+            leaf = _finish(packed, thresholds, root, X[r])
             for c in range(n_values):
                 out[r, c] += value[leaf, c]
     out /= roots.shape[0]
