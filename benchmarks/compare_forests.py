@@ -29,7 +29,6 @@ import pickle
 import subprocess
 import sys
 import tempfile
-import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -107,18 +106,10 @@ def _peak_bytes():
     raise RuntimeError("no VmHWM in /proc/self/status")
 
 
-def _best(fn, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
 def _child(name, folder, threads, repeat, n_trees):
     """Fit, predict and measure one model; prints one JSON line."""
     import numpy as np
+    from compare import _best
 
     X = np.load(os.path.join(folder, "X.npy"))
     y = np.load(os.path.join(folder, "y.npy"))
@@ -227,6 +218,8 @@ def _ranger(folder, Xtr, ytr, Xte, yte, threads, repeat, n_trees):
 
 def _max_features_sweep(Xtr, ytr, threads, say, repeat, n_trees=20):
     """Seconds per tree of fastdt's forests at max_features sqrt, 0.5 and 1.0."""
+    from compare import _best
+
     import fastdt
 
     for splitter in ("best", "hist", "random"):  # compile / load the kernels first

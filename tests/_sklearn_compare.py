@@ -94,3 +94,19 @@ def assert_same_up_to_ties(tree, sk, X, y, sw, criterion):
         stack.append((tree.left[a], s.children_left[b]))
         stack.append((tree.right[a], s.children_right[b]))
     return ties, pure_splits
+
+
+def assert_scores_like(name, ours, theirs, n_seeds=5, **params):
+    """Test accuracy / R^2 of ``ours`` within noise of ``theirs`` (estimator classes,
+    both built with ``params`` and ``random_state=seed``) on scikit-learn's dataset
+    ``name``, over ``n_seeds`` train/test splits."""
+    from sklearn import datasets
+    from sklearn.model_selection import train_test_split
+
+    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+    a, b = [], []
+    for seed in range(n_seeds):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=seed)
+        a.append(ours(random_state=seed, **params).fit(Xtr, ytr).score(Xte, yte))
+        b.append(theirs(random_state=seed, **params).fit(Xtr, ytr).score(Xte, yte))
+    assert abs(np.mean(a) - np.mean(b)) < 0.03 + 2 * np.std(b) / np.sqrt(n_seeds)

@@ -113,20 +113,13 @@ def test_estimator_of_the_other_task_refused(data):
 @pytest.mark.parametrize("name", ["breast_cancer", "wine", "diabetes"])
 def test_accuracy_like_scikit_learn(name):
     """Test accuracy / R^2 within noise of scikit-learn's bagging of its trees."""
-    from sklearn import datasets, ensemble
-    from sklearn.model_selection import train_test_split
+    from sklearn import ensemble
 
-    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
-    clf = name != "diabetes"
-    ours_cls = BaggingClassifier if clf else BaggingRegressor
-    sk_cls = ensemble.BaggingClassifier if clf else ensemble.BaggingRegressor
-    ours, theirs = [], []
-    for seed in range(5):
-        Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=seed)
-        kw = dict(n_estimators=30, max_features=0.7, random_state=seed)
-        ours.append(ours_cls(**kw).fit(Xtr, ytr).score(Xte, yte))
-        theirs.append(sk_cls(**kw).fit(Xtr, ytr).score(Xte, yte))
-    assert abs(np.mean(ours) - np.mean(theirs)) < 0.03 + 2 * np.std(theirs) / np.sqrt(5)
+    from _sklearn_compare import assert_scores_like
+
+    kind = "Classifier" if name != "diabetes" else "Regressor"
+    assert_scores_like(name, getattr(fastdt, f"Bagging{kind}"),
+                       getattr(ensemble, f"Bagging{kind}"), n_estimators=30, max_features=0.7)
 
 
 def _expected_failures(estimator):

@@ -363,19 +363,13 @@ def test_sklearn_check_estimator(estimator, check):
 @pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer", "diabetes"])
 def test_accuracy_like_scikit_learn(name):
     """Test accuracy / R^2 within noise of scikit-learn's forests (5 seeds each)."""
-    from sklearn import datasets, ensemble
-    from sklearn.model_selection import train_test_split
+    from sklearn import ensemble
 
-    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
-    clf = name != "diabetes"
-    ours_cls = RandomForestClassifier if clf else RandomForestRegressor
-    sk_cls = ensemble.RandomForestClassifier if clf else ensemble.RandomForestRegressor
-    ours, theirs = [], []
-    for seed in range(5):
-        Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=seed)
-        ours.append(ours_cls(n_estimators=50, random_state=seed).fit(Xtr, ytr).score(Xte, yte))
-        theirs.append(sk_cls(n_estimators=50, random_state=seed).fit(Xtr, ytr).score(Xte, yte))
-    assert abs(np.mean(ours) - np.mean(theirs)) < 0.03 + 2 * np.std(theirs) / np.sqrt(5)
+    from _sklearn_compare import assert_scores_like
+
+    kind = "Classifier" if name != "diabetes" else "Regressor"
+    assert_scores_like(name, getattr(fastdt, f"RandomForest{kind}"),
+                       getattr(ensemble, f"RandomForest{kind}"), n_estimators=50)
 
 
 def test_estimator_attributes(data):
