@@ -50,6 +50,17 @@ def forest_in_bag(forest, seed, n):
     return in_bag_counts(seed, n, p["n_samples"], p.get("replace", True))
 
 
+def forest_tree_features(forest):
+    """The features each tree of ``forest`` may use (a list of sorted int64 arrays:
+    its ``tree_features`` draw, regenerated from the tree's seed; all of them without)."""
+    n_pool = _n_pool(forest.params.get("tree_features"), forest.n_features, None)
+    if n_pool is None:
+        return [np.arange(forest.n_features)] * forest.n_trees
+    from .._sampling import tree_pool
+
+    return [tree_pool(seed, forest.n_features, n_pool) for seed in forest.params["seeds"]]
+
+
 def _n_samples(max_samples, n):
     if max_samples is None:
         return n
@@ -120,8 +131,9 @@ def _threads(n_jobs):
 
 
 def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
-               max_samples=None, replace=True, oob_score=False, random_state=None, n_jobs=None, verbose=0,
-               leaf_samples=False, tree_features=None, extend=None, **tree_params):
+               max_samples=None, replace=True, oob_score=False, random_state=None,
+               n_jobs=None, verbose=0, leaf_samples=False, tree_features=None, extend=None,
+               **tree_params):
     """Fit a forest of trees on bootstrap samples (Breiman's random forest).
 
     Parameters
@@ -177,8 +189,8 @@ def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
     Forest
     """
     fp = dict(n_estimators=n_estimators, bootstrap=bootstrap, max_samples=max_samples,
-              replace=replace, oob_score=oob_score, random_state=random_state, n_jobs=n_jobs, verbose=verbose,
-              leaf_samples=leaf_samples, tree_features=tree_features)
+              replace=replace, oob_score=oob_score, random_state=random_state, n_jobs=n_jobs,
+              verbose=verbose, leaf_samples=leaf_samples, tree_features=tree_features)
     _check_forest_params(fp)
     import numba
 

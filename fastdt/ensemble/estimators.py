@@ -276,30 +276,25 @@ class _BaseBagging(_BaseForest):
                              "replacement")
         if self.oob_score and not self.bootstrap:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
-        mf = self.max_features
-        ms = self.max_samples
-        fp = dict(n_estimators=self.n_estimators, oob_score=self.oob_score,
-                  warm_start=self.warm_start, n_jobs=self.n_jobs,
-                  random_state=self.random_state, verbose=self.verbose,
-                  tree_features=None if isinstance(mf, float) and mf == 1.0 else mf,
-                  bootstrap=True, replace=bool(self.bootstrap),
-                  max_samples=None if isinstance(ms, float) and ms == 1.0 else ms)
-        if not self.bootstrap and fp["max_samples"] is None:  # every tree on every row
-            fp.update(bootstrap=False, replace=True)
-        return {**self._tree_params(), **fp}
+        mf, ms = self.max_features, self.max_samples
+        ms = None if isinstance(ms, float) and ms == 1.0 else ms
+        if self.bootstrap:  # draws with replacement
+            rows = dict(bootstrap=True, replace=True, max_samples=ms)
+        elif ms is None:  # every tree on every row
+            rows = dict(bootstrap=False, replace=True, max_samples=None)
+        else:  # pasting: max_samples distinct rows
+            rows = dict(bootstrap=True, replace=False, max_samples=ms)
+        return {**self._tree_params(), **rows, "n_estimators": self.n_estimators,
+                "oob_score": self.oob_score, "warm_start": self.warm_start,
+                "n_jobs": self.n_jobs, "random_state": self.random_state,
+                "verbose": self.verbose,
+                "tree_features": None if isinstance(mf, float) and mf == 1.0 else mf}
 
     def _fit(self, X, y, sample_weight):
-        forest = super()._fit(X, y, sample_weight)
-        pool = forest.params["tree_features"]
-        if pool is None:
-            self.estimators_features_ = [np.arange(forest.n_features)] * forest.n_trees
-        else:
-            from .._sampling import tree_pool
-            from .api import _n_pool
+        from .api import forest_tree_features
 
-            size = _n_pool(pool, forest.n_features, None)
-            self.estimators_features_ = [tree_pool(s, forest.n_features, size)
-                                         for s in forest.params["seeds"]]
+        forest = super()._fit(X, y, sample_weight)
+        self.estimators_features_ = forest_tree_features(forest)
         return forest
 
 
@@ -356,10 +351,11 @@ class BaggingClassifier(_Classifier, _BaseBagging):
 
     def fit(self, X, y, sample_weight=None):
         """Build a bagged ensemble of trees from ``(X, y)``; returns ``self``."""
+        if self.voting == "hard" and y is not None:  # one output, checked before fitting
+            shape = np.asarray(y).shape
+            if len(shape) == 2 and shape[1] != 1:
+                raise ValueError("voting='hard' handles one output")
         forest = self._fit(X, y, sample_weight)
-        if self.voting == "hard" and forest.n_outputs != 1:
-            del self.forest_
-            raise ValueError("voting='hard' handles one output")
         self.classes_ = forest.classes
         self.n_classes_ = (int(forest.classes.shape[0]) if forest.n_outputs == 1
                            else [int(c.shape[0]) for c in forest.classes])
