@@ -14,7 +14,8 @@ from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
 from .ensemble import (
     BaggingClassifier, BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor, Forest,
-    RandomForestClassifier, RandomForestRegressor, fit_forest, predict_quantiles,
+    GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+    RandomForestRegressor, fit_boosting, fit_forest, predict_quantiles,
 )
 from ._warmup import warmup
 from . import rules
@@ -22,8 +23,10 @@ from . import rules
 __version__ = "0.1.0"
 
 __all__ = [
-    "Forest", "fit_forest", "predict_quantiles", "RandomForestClassifier", "RandomForestRegressor",
+    "Forest", "fit_boosting", "fit_forest", "predict_quantiles", "RandomForestClassifier",
+    "RandomForestRegressor",
     "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
+    "GradientBoostingClassifier", "GradientBoostingRegressor",
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
     "ExtraTreeRegressor", "LEAF",
     "NumericLookingColumnWarning", "Tree", "TreeArrays",

@@ -178,17 +178,22 @@ class _BaseEstimator:
         )
 
         is_clf = self._estimator_type == "classifier"
-        tree = self._tree_estimator()
+        multi_output, sparse = self._input_kinds()
         return Tags(
             estimator_type=self._estimator_type,
-            # several outputs: the exact and random splitters (not histograms, yet)
-            target_tags=TargetTags(required=True, multi_output=tree.splitter != "hist",
+            target_tags=TargetTags(required=True, multi_output=multi_output,
                                    single_output=True),
             classifier_tags=ClassifierTags() if is_clf else None,
             regressor_tags=None if is_clf else RegressorTags(),
-            # sparse X: missing="learn" (the surrogate and fractional strategies need rows)
-            input_tags=InputTags(allow_nan=True, sparse=tree.missing == "learn"),
+            input_tags=InputTags(allow_nan=True, sparse=sparse),
         )
+
+    def _input_kinds(self):
+        """``(several outputs, sparse X)``: what a fit takes (the tags)."""
+        tree = self._tree_estimator()
+        # several outputs: the exact and random splitters (not histograms, yet); sparse
+        # X: missing="learn" (the surrogate and fractional strategies need rows)
+        return tree.splitter != "hist", tree.missing == "learn"
 
     def _tree_estimator(self):
         """What holds the tree parameters (``splitter``, ``missing``): the estimator

@@ -1,9 +1,12 @@
-"""Ensembles of trees over the shared engine: forests (this package) and, next, boosting.
+"""Ensembles of trees over the shared engine: forests and gradient boosting.
 
 * :mod:`fastdt.ensemble.forest`: the :class:`Forest` format (every tree's arrays
   concatenated, per-tree offsets; save/load validated).
 * :mod:`fastdt.ensemble.api`: :func:`fit_forest` (prepare once, one tree per seed from
   the in-bag counts), prediction, out-of-bag results, :func:`predict_quantiles`.
+* :mod:`fastdt.ensemble.boosting`: :func:`fit_boosting` (gradient boosting with Newton
+  leaves on the histogram engine; a boosted model is a Forest), its losses in
+  :mod:`fastdt.ensemble._losses`.
 * :mod:`fastdt.ensemble.kernels`: public ``@njit`` kernels over a forest.
 * :mod:`fastdt.ensemble.inspection`: out-of-bag permutation importance.
 * :mod:`fastdt.ensemble._quantiles`: quantile regression forests (the leaves' training
@@ -14,13 +17,16 @@
 """
 
 from .api import fit_forest, predict_quantiles
+from .boosting import fit_boosting
 from .estimators import (
     BaggingClassifier, BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
-    RandomForestClassifier, RandomForestRegressor,
+    GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+    RandomForestRegressor,
 )
 from .forest import Forest
 from .inspection import oob_permutation_importance
 
-__all__ = ["Forest", "fit_forest", "predict_quantiles", "oob_permutation_importance", "RandomForestClassifier", "RandomForestRegressor",
+__all__ = ["Forest", "fit_boosting", "fit_forest", "predict_quantiles",
+           "oob_permutation_importance", "RandomForestClassifier", "RandomForestRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier",
-           "BaggingRegressor"]
+           "BaggingRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor"]

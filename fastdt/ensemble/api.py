@@ -364,7 +364,18 @@ def _blocks(forest, X, estimator_name=None):
 
 def forest_values(forest, X, estimator_name=None):
     """The mean of the trees' leaf values for every row of ``X`` (float64 [n,
-    n_values]): class fractions, or regression means."""
+    n_values]): class fractions, or regression means; a boosted forest's probabilities
+    or predictions (:func:`fastdt.ensemble.boosting.boosted_values`)."""
+    if getattr(forest, "boosting", None) is not None:
+        from .boosting import boosted_values
+
+        return boosted_values(forest, X, estimator_name)
+    return tree_mean(forest, X, estimator_name)
+
+
+def tree_mean(forest, X, estimator_name=None):
+    """The mean of the trees' leaf values for every row of ``X`` (float64 [n,
+    n_values])."""
     from .._parallel import run_rows
     from . import kernels
 

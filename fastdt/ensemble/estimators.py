@@ -7,6 +7,9 @@ no bootstrap). Parameter names and defaults are scikit-learn's; fastdt's tree
 parameters (``splitter``, ``max_bins``, ``categorical_features``, ``missing``) are there
 too. ``BaggingClassifier``/``BaggingRegressor``: bagging of any fastdt tree estimator
 (scikit-learn's ``Bagging*`` parameters), the same forest with the tree's parameters.
+``GradientBoostingClassifier``/``GradientBoostingRegressor``: gradient boosting
+(:func:`fastdt.fit_boosting`) with the parameter names of scikit-learn's
+``HistGradientBoosting*``.
 """
 
 import numpy as np
@@ -16,7 +19,8 @@ from ..inspection import impurity_importances
 from .api import fit_forest
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
-           "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor"]
+           "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
+           "GradientBoostingClassifier", "GradientBoostingRegressor"]
 
 
 class _BaseForest(_BaseEstimator):
@@ -429,3 +433,209 @@ class BaggingRegressor(_Regressor, _BaseBagging):
         """Build a bagged ensemble of trees from ``(X, y)``; returns ``self``."""
         self._fit(X, y, sample_weight)
         return self
+
+
+# ---------------------------------------------------------------------- boosting
+
+
+class _BaseBoosting(_BaseForest):
+    """Gradient boosting (:func:`fastdt.fit_boosting`) with the parameter names of
+    scikit-learn's ``HistGradientBoosting*``."""
+
+    def _input_kinds(self):
+        return False, False  # one output, dense X (not sparse yet)
+
+    def _forest_params(self):
+        params = self.get_params(deep=False)
+        params.pop("warm_start")
+        return params
+
+    def _fit(self, X, y, sample_weight):
+        from .boosting import fit_boosting
+
+        self._require_y(y)
+        forest = fit_boosting(X, y, sample_weight=sample_weight, task=self._task,
+                              **self._forest_params())
+        self.forest_ = forest
+        self._fitted_attributes(forest)
+        info = forest.fit_info_
+        self.n_iter_ = info["n_iter"]
+        self.n_trees_per_iteration_ = int(forest.value.shape[1])
+        self.do_early_stopping_ = info["early_stopping"]
+        # scikit-learn's scores with scoring="loss": the negative loss, index 0 the start
+        self.train_score_ = -info["train_loss"]
+        self.validation_score_ = (-info["validation_loss"] if info["early_stopping"]
+                                  else np.array([]))
+        return forest
+
+    def _decision(self, X):
+        from .boosting import decision_function
+
+        return decision_function(self._check_fitted(), X, type(self).__name__)
+
+    def _staged(self, X):
+        from .boosting import staged_values
+
+        return staged_values(self._check_fitted(), X, type(self).__name__)
+
+    @property
+    def feature_importances_(self):
+        """Total gain of each feature's splits over all the trees, normalised to sum to
+        one (the weighted decrease of the trees' squared error on ``-g/h``, which is
+        the Newton gain ``G_L^2/H_L + G_R^2/H_R - G^2/H``)."""
+        trees = self._check_fitted().trees()
+        total = np.zeros(self.n_features_in_)
+        for t in trees:
+            if t.node_count > 1:
+                total += impurity_importances(t, normalize=False) * t.weighted_n_node_samples[0]
+        s = total.sum()
+        return total / s if s > 0 else total
+
+    @property
+    def estimators_(self):
+        """The fitted trees (regression trees of raw scores, learning rate included)."""
+        return self._check_fitted().trees()
+
+
+class GradientBoostingClassifier(_Classifier, _BaseBoosting):
+    """Gradient-boosted trees for classification: binary or multiclass log-loss, Newton
+    leaves on histogram splits (:func:`fastdt.fit_boosting`).
+
+    Parameters are those of scikit-learn's ``HistGradientBoostingClassifier``
+    (``loss``, ``learning_rate``, ``max_iter``, ``max_leaf_nodes``, ``max_depth``,
+    ``min_samples_leaf``, ``l2_regularization``, ``max_features``, ``max_bins``,
+    ``categorical_features``, ``monotonic_cst``, ``early_stopping``,
+    ``validation_fraction``, ``n_iter_no_change``, ``tol``, ``verbose``,
+    ``random_state``, ``class_weight``), and ``n_jobs`` (threads). ``warm_start`` is
+    not supported yet (True is refused).
+
+    Attributes
+    ----------
+    forest_ : fastdt.ensemble.Forest
+        The boosted model (``forest_.boosting``).
+    classes_, n_classes_, n_features_in_, feature_names_in_, n_iter_,
+    n_trees_per_iteration_, do_early_stopping_, train_score_, validation_score_,
+    feature_importances_
+    """
+
+    _task = "classification"
+    _estimator_type = "classifier"
+
+    def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
+                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features=None, monotonic_cst=None, warm_start=False,
+                 early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
+                 tol=1e-7, verbose=0, random_state=None, class_weight=None, n_jobs=None):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the gradient-boosted model on ``(X, y)``; returns ``self``."""
+        _no_warm_start(self)
+        forest = self._fit(X, y, sample_weight)
+        self.classes_ = forest.classes
+        self.n_classes_ = int(forest.classes.shape[0])
+        return self
+
+    def decision_function(self, X):
+        """Raw scores: the log-odds of ``classes_[1]`` ``(n_samples,)`` (binary), or one
+        column per class ``(n_samples, n_classes)``."""
+        return self._decision(X)
+
+    def staged_decision_function(self, X):
+        """:meth:`decision_function` after each round (a generator)."""
+        from .boosting import staged_decision_function
+
+        return staged_decision_function(self._check_fitted(), X, type(self).__name__)
+
+    def staged_predict_proba(self, X):
+        """:meth:`predict_proba` after each round (a generator)."""
+        yield from self._staged(X)
+
+    def staged_predict(self, X):
+        """:meth:`predict` after each round (a generator)."""
+        for proba in self._staged(X):
+            yield self.classes_[np.argmax(proba, axis=1)]
+
+
+class GradientBoostingRegressor(_Regressor, _BaseBoosting):
+    """Gradient-boosted trees for regression: ``loss`` ``"squared_error"``,
+    ``"poisson"``, ``"gamma"`` or ``"tweedie"`` (with ``power``), Newton leaves on
+    histogram splits (:func:`fastdt.fit_boosting`).
+
+    Parameters are those of scikit-learn's ``HistGradientBoostingRegressor`` (see
+    :class:`GradientBoostingClassifier`), ``power`` (Tweedie) and ``n_jobs``.
+
+    Attributes
+    ----------
+    forest_, n_features_in_, feature_names_in_, n_iter_, n_trees_per_iteration_,
+    do_early_stopping_, train_score_, validation_score_, feature_importances_
+    """
+
+    _task = "regression"
+    _estimator_type = "regressor"
+
+    def __init__(self, loss="squared_error", *, learning_rate=0.1, max_iter=100,
+                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, max_features=1.0, max_bins=255,
+                 categorical_features=None, monotonic_cst=None, warm_start=False,
+                 early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
+                 tol=1e-7, verbose=0, random_state=None, power=1.5, n_jobs=None):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.monotonic_cst = monotonic_cst
+        self.warm_start = warm_start
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.power = power
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the gradient-boosted model on ``(X, y)``; returns ``self``."""
+        _no_warm_start(self)
+        self._fit(X, y, sample_weight)
+        return self
+
+    def staged_predict(self, X):
+        """:meth:`predict` after each round (a generator)."""
+        for values in self._staged(X):
+            yield values[:, 0]
+
+
+def _no_warm_start(est):
+    if not isinstance(est.warm_start, (bool, np.bool_)):
+        raise ValueError(f"warm_start must be a bool, got {est.warm_start!r}")
+    if est.warm_start:
+        raise ValueError("warm_start=True is not supported by gradient boosting yet; "
+                         "fit with a larger max_iter")

@@ -7,7 +7,9 @@ n_trees + 1]``): tree ``i``'s ``field`` is ``field[offsets[k, i]:offsets[k, i + 
 :meth:`Forest.tree` is a view, and a tree's arrays are exactly those of a
 :class:`fastdt.Tree`. The metadata is the trees' (task, features, classes, categories,
 criterion, the parameters of their fit) plus how they combine: the mean of the trees'
-leaf values (class fractions or regression means), as scikit-learn's forests.
+leaf values (class fractions or regression means), as scikit-learn's forests; or, for a
+boosted model (:mod:`fastdt.ensemble.boosting`), their sum plus a starting score, through
+the loss's link (``Forest.boosting``).
 """
 
 import json
@@ -57,6 +59,10 @@ class Forest:
         self.format_version = FORMAT_VERSION
         self._trees = None
         self._steps = {}
+        #: A boosted model (:mod:`fastdt.ensemble.boosting`): ``{"loss", "baseline",
+        #: "learning_rate", "power"}``; its trees are regression trees of raw scores (one
+        #: value column per class for multiclass log-loss), summed. None: a forest.
+        self.boosting = None
         #: Quantile regression forests: the training rows of every leaf (None unless
         #: fitted with ``leaf_samples=True``; :mod:`fastdt.ensemble._quantiles`).
         self.leaf_samples = None
@@ -128,8 +134,12 @@ class Forest:
     def _make_tree(self, i):
         arrays = {name: getattr(self, name)[self.offsets[k, i]:self.offsets[k, i + 1]]
                   for k, name in enumerate(FIELDS)}
-        return Tree(arrays, task=self.task, n_features=self.n_features, classes=self.classes,
-                    n_outputs=self.n_outputs, feature_names=self.feature_names,
+        if self.boosting is not None:  # regression trees of raw scores
+            task, classes, n_outputs = "regression", None, int(self.value.shape[1])
+        else:
+            task, classes, n_outputs = self.task, self.classes, self.n_outputs
+        return Tree(arrays, task=task, n_features=self.n_features, classes=classes,
+                    n_outputs=n_outputs, feature_names=self.feature_names,
                     categories=self.categories, criterion=self.criterion,
                     params=self.params.get("tree_params", {}))
 
@@ -139,13 +149,19 @@ class Forest:
         return self.tree(0).value_offsets
 
     def __repr__(self):
-        return (f"Forest(task={self.task!r}, n_trees={self.n_trees}, "
+        kind = "" if self.boosting is None else f"boosting={self.boosting['loss']!r}, "
+        return (f"Forest({kind}task={self.task!r}, n_trees={self.n_trees}, "
                 f"n_features={self.n_features}, node_count={self.node_count})")
 
     # ------------------------------------------------------------------ persistence
     def _meta(self):
         meta = self.trees()[0]._meta()
         meta.update(kind="forest", combine="mean", params=self.params)
+        if self.boosting is not None:
+            from ..tree import _encode_classes
+
+            meta.update(combine="sum", boosting=dict(
+                self.boosting, task=self.task, classes=_encode_classes(self.classes)))
         return meta
 
     def save(self, path, compress=True):
@@ -181,6 +197,10 @@ class Forest:
             raise ValueError("the per-node arrays of each tree must have the same length")
         self._trees = None
         self._steps = {}
+        if getattr(self, "boosting", None) is not None:
+            from .boosting import validate_boosting
+
+            validate_boosting(self)
         for i in range(self.n_trees):
             try:
                 self.tree(i).validate()
@@ -235,10 +255,17 @@ def forest_from_contents(contents, where):
     first = {name: contents[name][off[k, 0]:off[k, 1]] for k, name in enumerate(FIELDS)}
     first["__meta__"] = np.array(json.dumps(tree_meta))
     t0 = _from_contents(first, where)  # checks the metadata and the first tree
-    forest = Forest({name: contents[name] for name in FIELDS}, off, task=t0.task,
-                    n_features=t0.n_features, classes=t0.classes, n_outputs=t0.n_outputs,
+    task, classes, n_outputs, boosting = t0.task, t0.classes, t0.n_outputs, None
+    if meta.get("combine", "mean") != "mean" or "boosting" in meta:
+        from .boosting import boosting_from_meta
+
+        task, classes, boosting = boosting_from_meta(meta, where)
+        n_outputs = 1
+    forest = Forest({name: contents[name] for name in FIELDS}, off, task=task,
+                    n_features=t0.n_features, classes=classes, n_outputs=n_outputs,
                     feature_names=t0.feature_names, categories=t0.categories,
                     criterion=t0.criterion, params=meta["params"])
+    forest.boosting = boosting
     leaf = {k: contents.get(f"__leaf_{k}__") for k in ("ptr", "rows", "weight", "y")}
     present = [v is not None for v in leaf.values()]
     if any(present):

@@ -1,0 +1,208 @@
+"""The losses of gradient boosting: gradients, hessians, starting scores and links.
+
+Every loss works on raw scores ``raw`` (float64 ``[n, K]``: ``K = 1`` except for
+multiclass log-loss, one column per class) and the targets ``y`` (float64 ``[n]``: values,
+or class codes for log-loss), with per-row weights ``w``. A loss gives:
+
+* ``gradient_hessian(y, raw, w)``: ``(g, h)``, float64 ``[n, K]``, the first and second
+  derivatives of ``w * loss(y, raw)`` with respect to ``raw``;
+* ``baseline(y, w)``: the constant raw score that minimises the weighted loss (the
+  starting score), float64 ``[K]``;
+* ``value(y, raw, w)``: the weighted mean loss (what ``verbose`` and early stopping
+  report);
+* ``link(raw)``: predictions from raw scores (probabilities ``[n, n_classes]``, or the
+  predicted values ``[n]``).
+
+The losses are scikit-learn's ``HistGradientBoosting`` ones (half squared error, half
+Poisson deviance, half Gamma deviance, log-loss with the diagonal hessian
+``p (1 - p)`` of the softmax) plus Tweedie with a log link (LightGBM's); constants that
+do not depend on ``raw`` are left out of ``value``.
+"""
+
+import numpy as np
+
+__all__ = ["LOSSES", "get_loss"]
+
+_EPS = 1e-15  # mean probabilities are kept in [EPS, 1 - EPS] for the starting score
+
+
+def _weighted_mean(y, w):
+    return float(np.sum(w * y) / np.sum(w))
+
+
+def _sigmoid(raw):
+    out = np.empty_like(raw)
+    pos = raw >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-raw[pos]))
+    e = np.exp(raw[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+def _softmax(raw):
+    e = np.exp(raw - raw.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class SquaredError:
+    """``(y - raw)^2 / 2``; identity link."""
+
+    name = "squared_error"
+    is_clf = False
+
+    def gradient_hessian(self, y, raw, w):
+        return (w * (raw[:, 0] - y))[:, None], np.broadcast_to(w[:, None], raw.shape).copy()
+
+    def baseline(self, y, w):
+        return np.array([_weighted_mean(y, w)])
+
+    def value(self, y, raw, w):
+        return _weighted_mean(0.5 * (raw[:, 0] - y) ** 2, w)
+
+    def link(self, raw):
+        return raw[:, 0].copy()
+
+
+class _LogLink:
+    """Regression losses with a log link: ``raw = log(mean)``, y >= 0."""
+
+    is_clf = False
+    positive = False  # y > 0 needed (else y >= 0 with a positive sum)
+
+    def check(self, y, w):
+        if self.positive and not np.all(y > 0):
+            raise ValueError(f"loss={self.name!r} needs y > 0")
+        if not np.all(y >= 0) or not np.sum(w * y) > 0:
+            raise ValueError(f"loss={self.name!r} needs y >= 0 with a positive (weighted) sum")
+
+    def baseline(self, y, w):
+        return np.array([np.log(_weighted_mean(y, w))])
+
+    def link(self, raw):
+        return np.exp(raw[:, 0])
+
+
+class Poisson(_LogLink):
+    """Half Poisson deviance, up to a constant: ``exp(raw) - y raw``."""
+
+    name = "poisson"
+
+    def gradient_hessian(self, y, raw, w):
+        mu = np.exp(raw[:, 0])
+        return (w * (mu - y))[:, None], (w * mu)[:, None]
+
+    def value(self, y, raw, w):
+        return _weighted_mean(np.exp(raw[:, 0]) - y * raw[:, 0], w)
+
+
+class Gamma(_LogLink):
+    """Half Gamma deviance, up to a constant: ``raw + y exp(-raw)``."""
+
+    name = "gamma"
+    positive = True
+
+    def gradient_hessian(self, y, raw, w):
+        t = y * np.exp(-raw[:, 0])
+        return (w * (1.0 - t))[:, None], (w * t)[:, None]
+
+    def value(self, y, raw, w):
+        return _weighted_mean(raw[:, 0] + y * np.exp(-raw[:, 0]), w)
+
+
+class Tweedie(_LogLink):
+    """Tweedie deviance with power ``1 < p < 2``, up to a constant:
+    ``-y exp((1 - p) raw) / (1 - p) + exp((2 - p) raw) / (2 - p)``."""
+
+    name = "tweedie"
+
+    def __init__(self, power):
+        self.power = power
+
+    def gradient_hessian(self, y, raw, w):
+        p, r = self.power, raw[:, 0]
+        a, b = np.exp((1.0 - p) * r), np.exp((2.0 - p) * r)
+        g = -y * a + b
+        h = -(1.0 - p) * y * a + (2.0 - p) * b
+        return (w * g)[:, None], (w * h)[:, None]
+
+    def value(self, y, raw, w):
+        p, r = self.power, raw[:, 0]
+        return _weighted_mean(-y * np.exp((1.0 - p) * r) / (1.0 - p)
+                              + np.exp((2.0 - p) * r) / (2.0 - p), w)
+
+
+class BinaryLogLoss:
+    """Log-loss of two classes: ``raw`` is the log-odds of the second class."""
+
+    name = "log_loss"
+    is_clf = True
+
+    def gradient_hessian(self, y, raw, w):
+        p = _sigmoid(raw[:, 0])
+        return (w * (p - y))[:, None], (w * p * (1.0 - p))[:, None]
+
+    def baseline(self, y, w):
+        p = min(max(_weighted_mean(y, w), _EPS), 1.0 - _EPS)
+        return np.array([np.log(p / (1.0 - p))])
+
+    def value(self, y, raw, w):
+        r = raw[:, 0]
+        # log(1 + exp(r)) - y r, computed without overflow
+        return _weighted_mean(np.logaddexp(0.0, r) - y * r, w)
+
+    def link(self, raw):
+        p = _sigmoid(raw[:, 0])
+        return np.column_stack([1.0 - p, p])
+
+
+class MulticlassLogLoss:
+    """Log-loss of ``K >= 3`` classes through the softmax; hessian ``p_k (1 - p_k)``."""
+
+    name = "log_loss"
+    is_clf = True
+
+    def __init__(self, n_classes):
+        self.n_classes = n_classes
+
+    def _onehot(self, y):
+        out = np.zeros((y.shape[0], self.n_classes))
+        out[np.arange(y.shape[0]), y.astype(np.int64)] = 1.0
+        return out
+
+    def gradient_hessian(self, y, raw, w):
+        p = _softmax(raw)
+        return w[:, None] * (p - self._onehot(y)), w[:, None] * p * (1.0 - p)
+
+    def baseline(self, y, w):
+        share = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_classes) / w.sum()
+        return np.log(np.clip(share, _EPS, 1.0 - _EPS))
+
+    def value(self, y, raw, w):
+        m = raw.max(axis=1)
+        lse = m + np.log(np.exp(raw - m[:, None]).sum(axis=1))
+        return _weighted_mean(lse - raw[np.arange(y.shape[0]), y.astype(np.int64)], w)
+
+    def link(self, raw):
+        return _softmax(raw)
+
+
+LOSSES = {"classification": ("log_loss",),
+          "regression": ("squared_error", "poisson", "gamma", "tweedie")}
+
+
+def get_loss(name, task, n_classes=0, power=1.5):
+    """The loss object for ``name`` (``"auto"``: log-loss, or squared error)."""
+    if name == "auto":
+        name = "log_loss" if task == "classification" else "squared_error"
+    if name not in LOSSES[task]:
+        kind = "a classifier" if task == "classification" else "a regressor"
+        raise ValueError(f"loss={name!r} is not a loss of {kind}; choose one of "
+                         f"{LOSSES[task]}")
+    if name == "log_loss":
+        return BinaryLogLoss() if n_classes <= 2 else MulticlassLogLoss(n_classes)
+    if name == "tweedie":
+        if not (isinstance(power, (int, float, np.number)) and not isinstance(power, bool)
+                and 1.0 < power < 2.0):
+            raise ValueError(f"power={power!r} must be a number in (1, 2) for loss='tweedie'")
+        return Tweedie(float(power))
+    return {"squared_error": SquaredError, "poisson": Poisson, "gamma": Gamma}[name]()
