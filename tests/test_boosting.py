@@ -31,16 +31,20 @@ _LOSSES = [("squared_error", "regression", 0), ("poisson", "regression", 0),
            ("log_loss", "classification", 2), ("log_loss", "classification", 4)]
 
 
+def _case(name, task, k, seed, n):
+    """A loss and random targets and weights for it: ``(loss, y, w, rng)``."""
+    rng = np.random.default_rng(seed)
+    loss = get_loss(name, task, k, power=1.3)
+    y = rng.integers(0, k, n).astype(float) if task == "classification" else rng.gamma(2.0, size=n)
+    return loss, y, rng.uniform(0.5, 2.0, n), rng
+
+
 @pytest.mark.parametrize("name,task,k", _LOSSES, ids=lambda v: str(v))
 def test_gradients_and_hessians_are_the_loss_derivatives(name, task, k):
     """Central finite differences of the per-row loss, in every raw-score column."""
-    rng = np.random.default_rng(1)
-    n = 40
-    loss = get_loss(name, task, k, power=1.3)
-    y = rng.integers(0, k, n).astype(float) if task == "classification" else rng.gamma(2.0, size=n)
-    cols = k if k > 2 else 1
+    loss, y, w, rng = _case(name, task, k, seed=1, n=40)
+    n, cols = y.shape[0], k if k > 2 else 1
     raw = rng.normal(scale=0.7, size=(n, cols))
-    w = rng.uniform(0.5, 2.0, n)
     g, h = loss.gradient_hessian(y, raw, w)
     eps = 1e-4
     for i in range(n):
@@ -57,11 +61,8 @@ def test_gradients_and_hessians_are_the_loss_derivatives(name, task, k):
 
 @pytest.mark.parametrize("name,task,k", _LOSSES, ids=lambda v: str(v))
 def test_baseline_minimises_the_loss(name, task, k):
-    rng = np.random.default_rng(2)
-    n = 200
-    loss = get_loss(name, task, k, power=1.3)
-    y = rng.integers(0, k, n).astype(float) if task == "classification" else rng.gamma(2.0, size=n)
-    w = rng.uniform(0.5, 2.0, n)
+    loss, y, w, _ = _case(name, task, k, seed=2, n=200)
+    n = y.shape[0]
     base = loss.baseline(y, w)
     best = loss.value(y, np.tile(base, (n, 1)), w)
     for c in range(base.shape[0]):
