@@ -128,6 +128,16 @@ def test_early_stopping_keeps_the_best_iteration(data):
     assert min(val[-5:]) >= val[-6] - 1e-7
 
 
+def test_early_stopping_on_the_training_loss(data):
+    """validation_fraction=None: every row trains, and the training loss decides."""
+    X, y, _, _ = data
+    f = fit_boosting(X, y, max_iter=40, early_stopping=True, validation_fraction=None)
+    info = f.fit_info_
+    np.testing.assert_array_equal(info["validation_loss"], info["train_loss"])
+    full = fit_boosting(X, y, max_iter=f.n_trees, early_stopping=False)
+    np.testing.assert_array_equal(f.value, full.value)
+
+
 def test_prediction_is_the_sum_of_the_trees_through_the_link(data):
     X, _, _, y3 = data
     f = fit_boosting(X, y3, max_iter=5, early_stopping=False)

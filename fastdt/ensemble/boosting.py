@@ -154,7 +154,8 @@ def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf
         Hold out ``validation_fraction`` of the rows (stratified by class; an int: that
         many rows) and stop when the validation loss has not fallen by more than
         ``tol`` for ``n_iter_no_change`` rounds; the trees up to the round of the lowest
-        validation loss are kept. ``"auto"``: on when there are more than 10,000 rows.
+        validation loss are kept (``validation_fraction=None``: the training loss).
+        ``"auto"``: on when there are more than 10,000 rows.
     class_weight : None, "balanced" or dict
         Classification: weights multiplied into ``sample_weight``.
     random_state : None, int or Generator
@@ -228,13 +229,12 @@ def _fit(X, y, sample_weight, p, loss_name, power, class_weight, task, random_st
         raise ValueError("monotonic_cst is not supported for multiclass classification")
     seed = _input.seed_from(random_state)
     stop = p["early_stopping"] is True or (p["early_stopping"] == "auto" and n > 10_000)
-    if stop:
+    X_tr, y_tr, w_tr = X_val, y_val, w_val = X, target, sw  # validation_fraction None:
+    if stop and p["validation_fraction"] is not None:  # stop on the training loss
         train, val = _split_rows(n, p["validation_fraction"],
                                  target.astype(np.int64) if loss.is_clf else None, seed)
         X_tr, X_val = _take(X, train), _take(X, val)
         y_tr, w_tr, y_val, w_val = target[train], sw[train], target[val], sw[val]
-    else:
-        X_tr, y_tr, w_tr = X, target, sw
     params = dict(tp, task="regression", criterion="squared_error", splitter="hist",
                   random_state=random_state)
     prep = _engine.prepare(X_tr, np.zeros(y_tr.shape[0]), None, params)
