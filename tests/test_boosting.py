@@ -223,6 +223,8 @@ def test_clear_errors(data):
         import scipy.sparse as sp
 
         fit_boosting(sp.csr_matrix(np.nan_to_num(X)), y)
+    with pytest.raises(ValueError, match="n_jobs"):
+        fit_boosting(X, y, n_jobs=0)
     with pytest.raises(ValueError, match="warm_start"):
         fastdt.GradientBoostingClassifier(warm_start=True).fit(X, y)
 

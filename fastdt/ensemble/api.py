@@ -114,7 +114,11 @@ def _check_forest_params(p):
     if not p["bootstrap"] and p["max_samples"] is not None:
         raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to "
                          "`bootstrap=True` or set `max_sample=None`.")
-    jobs = p["n_jobs"]
+    check_n_jobs(p["n_jobs"])
+
+
+def check_n_jobs(jobs):
+    """``n_jobs``: None or a non-zero int (a thread count; negative: all but some)."""
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer))
                              or jobs == 0):
         raise ValueError(f"n_jobs={jobs!r} must be None or a non-zero int")

@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from .. import _engine, _input, _predict
+from ..dataset import Dataset
 from ..tree import FIELDS, Tree, _decode_classes
 from ._losses import LOSSES, get_loss
 from .forest import Forest
@@ -40,9 +41,7 @@ _TINY_HESSIAN = 1e-16  # a row's hessian is floored to this (saturated probabili
 
 
 def _check_number(name, v, lo, hi=np.inf, integer=False, lo_open=False):
-    ok_type = (isinstance(v, (int, np.integer)) if integer
-               else isinstance(v, (int, float, np.integer, np.floating)))
-    if isinstance(v, bool) or not ok_type:
+    if not (_input._is_int(v) if integer else _input._is_real(v)):
         kind = "an int" if integer else "a number"
         raise TypeError(f"{name}={v!r} must be {kind}")
     if not (v > lo if lo_open else v >= lo) or not v <= hi or v != v:
@@ -62,7 +61,7 @@ def _check_params(p):
                          "False")
     vf = p["validation_fraction"]
     if vf is not None:
-        if isinstance(vf, (int, np.integer)) and not isinstance(vf, bool):
+        if _input._is_int(vf):
             _check_number("validation_fraction", vf, 1, integer=True)
         else:
             _check_number("validation_fraction", vf, 0.0, 1.0, lo_open=True)
@@ -74,7 +73,7 @@ def _check_params(p):
 def _n_rows(X):
     if _input.is_sparse(X):
         raise ValueError("gradient boosting does not take sparse X yet; pass X.toarray()")
-    if isinstance(X, _dataset_type()):
+    if isinstance(X, Dataset):
         raise TypeError("fit_boosting bins X itself (max_bins, categorical_features); pass "
                         "the rows, not a Dataset")
     if X.ndim != 2:
@@ -82,17 +81,9 @@ def _n_rows(X):
     return int(X.shape[0])
 
 
-def _dataset_type():
-    from ..dataset import Dataset
-
-    return Dataset
-
-
 def _take(X, rows):
     """Rows ``rows`` of an array or a DataFrame."""
-    if hasattr(X, "iloc"):
-        return X.iloc[rows]
-    return np.asarray(X)[rows] if not isinstance(X, np.ndarray) else X[rows]
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def _split_rows(n, fraction, codes, seed):
@@ -177,7 +168,9 @@ def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf
              validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
              tol=tol)
     _check_params(p)
-    from .api import _threads, tree_seeds
+    from .api import _threads, check_n_jobs, tree_seeds
+
+    check_n_jobs(n_jobs)
 
     import numba
 
@@ -245,9 +238,11 @@ def _fit(X, y, sample_weight, p, loss_name, power, class_weight, task, random_st
     seeds = tree_seeds(seed, p["max_iter"] * n_cols)
     unit = np.all(w_tr == 1.0) and loss.name == "squared_error"  # hessians all 1
     trees, train_loss, val_loss = [], [loss.value(y_tr, raw, w_tr)], []
-    rows_tr = rows_val = raw_val = None
+    rows_tr = rows_val = None
+    # validation_fraction None: the training rows and scores serve as the validation's
+    apart = stop and X_val is not X_tr
+    raw_val = np.tile(baseline, (y_val.shape[0], 1)) if apart else raw
     if stop:
-        raw_val = np.tile(baseline, (y_val.shape[0], 1))
         val_loss.append(loss.value(y_val, raw_val, w_val))
     t0 = time.perf_counter()
     for it in range(p["max_iter"]):
@@ -261,9 +256,9 @@ def _fit(X, y, sample_weight, p, loss_name, power, class_weight, task, random_st
             tree = _raw_score_tree(tree, k, n_cols, p["learning_rate"], p["l2_regularization"])
             if rows_tr is None:  # the rows as the trees' kernels take them, once
                 rows_tr = _predict.X_for(tree, X_tr)
-                rows_val = _predict.X_for(tree, X_val) if stop else None
+                rows_val = _predict.X_for(tree, X_val) if apart else None
             raw[:, k] += tree.value[_predict.leaves(tree, *rows_tr), k]
-            if stop:
+            if apart:
                 raw_val[:, k] += tree.value[_predict.leaves(tree, *rows_val), k]
             trees.append(tree)
         train_loss.append(loss.value(y_tr, raw, w_tr))

@@ -491,11 +491,6 @@ class _BaseBoosting(_BaseForest):
         s = total.sum()
         return total / s if s > 0 else total
 
-    @property
-    def estimators_(self):
-        """The fitted trees (regression trees of raw scores, learning rate included)."""
-        return self._check_fitted().trees()
-
 
 class GradientBoostingClassifier(_Classifier, _BaseBoosting):
     """Gradient-boosted trees for classification: binary or multiclass log-loss, Newton
