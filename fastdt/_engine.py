@@ -280,7 +280,8 @@ def _record(p, criterion, task, splitter, dataset):
     return record
 
 
-def grow(prep, *, copy=True, seed=None, row_weights=None, features=None):
+def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
+         min_weight_leaf=None):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
     ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
@@ -292,7 +293,8 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None):
     ``min_weight_fraction_leaf`` then applies to their total, as scikit-learn's forests
     do. ``features`` (sorted int64, None: all): the only features the tree may use (a
     forest tree's random subset of attributes); ``max_features`` then counts among
-    them, as for a tree fitted on those columns alone.
+    them, as for a tree fitted on those columns alone. ``min_weight_leaf`` (None: as
+    above) replaces the minimum weight of a leaf (gradient boosting's minimum hessian).
     """
     from ._grow import grow as run_growth
 
@@ -305,6 +307,8 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None):
             raise ValueError("row_weights must be >= 0, one per prepared row, not all 0")
         lim = dict(lim, min_weight_leaf=prep.record["min_weight_fraction_leaf"]
                    * float(row_weights.sum()))
+    if min_weight_leaf is not None:
+        lim = dict(lim, min_weight_leaf=float(min_weight_leaf))
     common = dict(n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
                   n_categories=prep.n_categories,
                   min_samples_leaf=lim["min_samples_leaf"],

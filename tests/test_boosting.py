@@ -225,8 +225,16 @@ def test_clear_errors(data):
         fit_boosting(sp.csr_matrix(np.nan_to_num(X)), y)
     with pytest.raises(ValueError, match="n_jobs"):
         fit_boosting(X, y, n_jobs=0)
+    with pytest.raises(ValueError, match="needs quantile"):
+        fit_boosting(X, yr, loss="quantile")
+    with pytest.raises(ValueError, match="quantile"):
+        fit_boosting(X, yr, loss="quantile", quantile=1.0)
+    with pytest.raises(ValueError, match="subsample"):
+        fit_boosting(X, y, subsample=0.0)
+    with pytest.raises(ValueError, match="min_split_gain"):
+        fit_boosting(X, y, min_split_gain=-1.0)
     with pytest.raises(ValueError, match="warm_start"):
-        fastdt.GradientBoostingClassifier(warm_start=True).fit(X, y)
+        fastdt.GradientBoostingClassifier(warm_start="yes").fit(X, y)
 
 
 def test_estimator_attributes_and_staged_predictions(data):
@@ -271,3 +279,215 @@ with warnings.catch_warnings():
 @_CHECKS
 def test_sklearn_check_estimator(estimator, check):
     check(estimator)
+
+
+# ------------------------------------------------------------------ robust losses
+
+
+@pytest.mark.parametrize("name", ["absolute_error", "quantile", "huber"])
+def test_robust_loss_gradients_and_baselines(name):
+    """Gradients are the derivatives of the per-row loss (away from the kinks; Huber at
+    the batch's delta), hessians the weights; the baseline is the (weighted) quantile,
+    which minimises the loss (Huber: the median)."""
+    rng = np.random.default_rng(3)
+    n = 60
+    loss = get_loss(name, "regression", quantile=0.3 if name == "quantile" else 0.8)
+    y, w = rng.normal(size=n) * 3, rng.uniform(0.5, 2.0, n)
+    raw = rng.normal(size=(n, 1))
+    g, h = loss.gradient_hessian(y, raw, w)
+    np.testing.assert_array_equal(h[:, 0], w)
+    if name == "huber":
+        delta = loss.delta(y, raw, w)
+        a = np.abs(y - raw[:, 0])
+        assert np.mean(a <= delta) == pytest.approx(0.8, abs=0.05)
+
+        def per_row(i, r):
+            d = abs(y[i] - r)
+            return 0.5 * d * d if d <= delta else delta * (d - 0.5 * delta)
+    else:
+        def per_row(i, r):
+            return loss.value(y[i:i + 1], np.array([[r]]), np.ones(1))
+    eps = 1e-6
+    for i in range(n):
+        num = (per_row(i, raw[i, 0] + eps) - per_row(i, raw[i, 0] - eps)) / (2 * eps)
+        assert g[i, 0] == pytest.approx(w[i] * num, rel=1e-5, abs=1e-6)
+    base = loss.baseline(y, w)
+    q = 0.5 if name == "huber" else loss.q
+    assert base[0] == np.percentile(y, 100 * q, method="inverted_cdf", weights=w)
+    assert loss.baseline(y, np.ones(n))[0] == pytest.approx(np.percentile(y, 100 * q))
+    if name != "huber":
+        best = loss.value(y, np.tile(base, (n, 1)), w)
+        for d in (-1e-3, 1e-3):
+            assert loss.value(y, np.tile(base + d, (n, 1)), w) >= best - 1e-12
+
+
+def test_quantile_of_groups_is_numpys_percentile():
+    from fastdt.ensemble._losses import quantile_of
+
+    rng = np.random.default_rng(4)
+    v, w, g = rng.normal(size=80), rng.uniform(0.0, 2.0, 80), rng.integers(0, 5, 80)
+    g[g == 3] = 4  # group 3 is empty
+    for q in (0.05, 0.5, 0.9):
+        got_w, got = quantile_of(v, w, q, g, 5), quantile_of(v, None, q, g, 5)
+        assert np.isnan(got_w[3]) and np.isnan(got[3])
+        for k in (0, 1, 2, 4):
+            assert got_w[k] == np.percentile(v[g == k], 100 * q, method="inverted_cdf",
+                                             weights=w[g == k])
+            assert got[k] == pytest.approx(np.percentile(v[g == k], 100 * q))
+
+
+@pytest.mark.parametrize("loss,q", [("absolute_error", 0.5), ("quantile", 0.75)])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_leaves_are_quantiles_of_their_residuals(data, loss, q, weighted):
+    X, _, yr, _ = data
+    w = np.random.default_rng(5).uniform(0.5, 2.0, yr.shape[0]) if weighted else None
+    f = fit_boosting(X, yr, loss=loss, quantile=q, max_iter=1, learning_rate=0.5,
+                     early_stopping=False, sample_weight=w)
+    tree = f.trees()[0]
+    leaf = fastdt.apply(tree, X)
+    residual = yr - f.boosting["baseline"][0]
+    leaves = np.unique(leaf)
+    assert leaves.shape[0] > 2
+    for node in leaves:
+        r = residual[leaf == node]
+        want = (np.percentile(r, 100 * q) if w is None else
+                np.percentile(r, 100 * q, method="inverted_cdf", weights=w[leaf == node]))
+        assert tree.value[node, 0] == pytest.approx(0.5 * want)
+
+
+def test_quantile_loss_covers_its_quantile():
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-2, 2, size=(4000, 3))
+    y = X[:, 0] + rng.normal(size=4000) * (1 + np.abs(X[:, 1]))
+    for q in (0.2, 0.8):
+        reg = fastdt.GradientBoostingRegressor(loss="quantile", quantile=q, max_iter=60,
+                                               early_stopping=False).fit(X, y)
+        assert np.mean(y <= reg.predict(X)) == pytest.approx(q, abs=0.04)
+    med = fastdt.GradientBoostingRegressor(loss="absolute_error", max_iter=60,
+                                           early_stopping=False).fit(X, y)
+    hub = fastdt.GradientBoostingRegressor(loss="huber", max_iter=60,
+                                           early_stopping=False).fit(X, y)
+    for reg in (med, hub):
+        assert np.mean(y <= reg.predict(X)) == pytest.approx(0.5, abs=0.04)
+        loss = reg.forest_.fit_info_["train_loss"]
+        assert loss[-1] < 0.8 * loss[0]
+
+
+def test_quantile_model_saves_its_quantile(tmp_path, data):
+    X, _, yr, _ = data
+    f = fit_boosting(X, yr, loss="quantile", quantile=0.3, max_iter=3, early_stopping=False)
+    assert f.boosting["quantile"] == 0.3
+    f.save(tmp_path / "q.npz")
+    back = fastdt.load(tmp_path / "q.npz")
+    assert back.boosting == f.boosting
+    np.testing.assert_array_equal(fastdt.predict(back, X), fastdt.predict(f, X))
+    import json
+
+    with np.load(tmp_path / "q.npz") as z:
+        contents = {k: z[k] for k in z.files}
+    for bad in (1.5, None, "0.3"):
+        meta = json.loads(str(contents["__meta__"]))
+        meta["boosting"]["quantile"] = bad
+        np.savez(tmp_path / "bad.npz", **dict(contents, __meta__=np.array(json.dumps(meta))))
+        with pytest.raises(ValueError, match="quantile"):
+            fastdt.load(tmp_path / "bad.npz")
+
+
+# ------------------------------------------------------------------ more parameters
+
+
+def test_min_split_gain_is_the_newton_gain(data):
+    """The root split of a first squared-error round: its gain
+    ``G_L^2/H_L + G_R^2/H_R - G^2/H`` computed by hand decides whether it is made."""
+    X, _, yr, _ = data
+    kw = dict(max_iter=1, max_leaf_nodes=2, early_stopping=False)
+    stump = fit_boosting(X, yr, **kw).trees()[0]
+    assert stump.node_count == 3
+    g = yr.mean() - yr  # gradients at the baseline; hessians 1
+    left = fastdt.apply(stump, X) == stump.left[0]
+    gain = (g[left].sum() ** 2 / left.sum() + g[~left].sum() ** 2 / (~left).sum()
+            - g.sum() ** 2 / g.shape[0])
+    assert fit_boosting(X, yr, min_split_gain=gain * (1 - 1e-6), **kw).trees()[0].node_count == 3
+    assert fit_boosting(X, yr, min_split_gain=gain * (1 + 1e-6), **kw).trees()[0].node_count == 1
+
+
+def test_subsample_grows_each_round_on_a_share_of_the_rows(data):
+    X, y, _, y3 = data
+    for target in (y, y3):
+        f = fit_boosting(X, target, subsample=0.5, max_iter=4, early_stopping=False,
+                         random_state=1)
+        roots = [t.n_node_samples[0] for t in f.trees()]
+        assert roots == [300] * len(roots)
+        again = fit_boosting(X, target, subsample=0.5, max_iter=4, early_stopping=False,
+                             random_state=1)
+        np.testing.assert_array_equal(fastdt.predict_proba(again, X),
+                                      fastdt.predict_proba(f, X))
+        full = fit_boosting(X, target, max_iter=4, early_stopping=False, random_state=1)
+        assert not np.array_equal(fastdt.predict_proba(full, X), fastdt.predict_proba(f, X))
+
+
+@pytest.mark.parametrize("target", ["y", "y3", "yr"])
+def test_continuing_a_model_is_one_longer_fit(data, target):
+    X, y, yr, y3 = data
+    t = {"y": y, "y3": y3, "yr": yr}[target]
+    kw = dict(early_stopping=False, random_state=7, subsample=0.8)
+    whole = fit_boosting(X, t, max_iter=9, **kw)
+    part = fit_boosting(X, t, max_iter=4, **kw)
+    cont = fit_boosting(X, t, max_iter=9, init_model=part, **kw)
+    assert cont.n_trees == whole.n_trees
+    np.testing.assert_allclose(fastdt.predict_proba(cont, X) if target != "yr"
+                               else fastdt.predict(cont, X),
+                               fastdt.predict_proba(whole, X) if target != "yr"
+                               else fastdt.predict(whole, X), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="max_iter=3"):
+        fit_boosting(X, t, max_iter=3, init_model=part, **kw)
+    other = yr if target != "yr" else y
+    with pytest.raises(ValueError, match="another task"):
+        fit_boosting(X, other, max_iter=9, init_model=part, **kw)
+    with pytest.raises(TypeError, match="init_model"):
+        fit_boosting(X, t, init_model=fastdt.fit_forest(X, t, n_estimators=2))
+
+
+def test_warm_start_estimator_adds_rounds(data):
+    X, y, _, _ = data
+    clf = fastdt.GradientBoostingClassifier(max_iter=5, warm_start=True, random_state=0,
+                                            early_stopping=True, n_iter_no_change=50)
+    clf.fit(X, y)
+    first = clf.forest_.trees()
+    clf.set_params(max_iter=12).fit(X, y)
+    assert clf.n_iter_ == clf.forest_.n_trees == 12
+    assert clf.train_score_.shape == (13,) and clf.validation_score_.shape == (13,)
+    for a, b in zip(first, clf.forest_.trees()):
+        np.testing.assert_array_equal(a.value, b.value)
+    one = fastdt.GradientBoostingClassifier(max_iter=12, random_state=0, early_stopping=True,
+                                            n_iter_no_change=50).fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), one.predict_proba(X), atol=1e-12)
+    np.testing.assert_allclose(clf.train_score_, one.train_score_, atol=1e-12)
+    with pytest.raises(ValueError, match="max_iter"):
+        clf.set_params(max_iter=3).fit(X, y)
+
+
+def test_a_validation_set_of_ones_own(data):
+    X, y, yr, y3 = data
+    Xv, yv = X[:150], y[:150]
+    f = fit_boosting(X, y, X_val=Xv, y_val=yv, max_iter=5, n_iter_no_change=50)
+    info = f.fit_info_
+    assert info["early_stopping"] and f.trees()[0].n_node_samples[0] == 600
+    loss = get_loss("log_loss", "classification", 2)
+    base = np.tile(f.boosting["baseline"], (150, 1))
+    assert info["validation_loss"][0] == pytest.approx(loss.value(yv.astype(float), base,
+                                                                   np.ones(150)))
+    labels = np.array(["a", "b", "c"])[y3]
+    clf = fastdt.GradientBoostingClassifier(max_iter=5).fit(
+        X, labels, X_val=X[:100], y_val=labels[:100], sample_weight_val=np.full(100, 2.0))
+    assert clf.do_early_stopping_ and clf.validation_score_.shape == (6,)
+    with pytest.raises(ValueError, match="not fitted on"):
+        fit_boosting(X, labels, X_val=X[:5], y_val=np.array(["a", "b", "z", "a", "a"]))
+    with pytest.raises(ValueError, match="early_stopping=False"):
+        fit_boosting(X, y, X_val=Xv, y_val=yv, early_stopping=False)
+    with pytest.raises(ValueError, match="both or neither"):
+        fit_boosting(X, y, X_val=Xv)
+    with pytest.raises(ValueError, match="features"):
+        fit_boosting(X, y, X_val=Xv[:, :3], y_val=yv)
+    reg = fastdt.GradientBoostingRegressor(max_iter=5).fit(X, yr, X_val=X[:50], y_val=yr[:50])
+    assert reg.do_early_stopping_

@@ -13,10 +13,15 @@ or class codes for log-loss), with per-row weights ``w``. A loss gives:
 * ``link(raw)``: predictions from raw scores (probabilities ``[n, n_classes]``, or the
   predicted values ``[n]``).
 
-The losses are scikit-learn's ``HistGradientBoosting`` ones (half squared error, half
-Poisson deviance, half Gamma deviance, log-loss with the diagonal hessian
-``p (1 - p)`` of the softmax) plus Tweedie with a log link (LightGBM's); constants that
-do not depend on ``raw`` are left out of ``value``.
+The losses are scikit-learn's ``HistGradientBoosting`` ones (half squared error, absolute
+error, pinball (quantile), half Poisson deviance, half Gamma deviance, log-loss with the
+diagonal hessian ``p (1 - p)`` of the softmax) plus Tweedie with a log link (LightGBM's)
+and Huber (scikit-learn's ``GradientBoostingRegressor`` one); constants that do not
+depend on ``raw`` are left out of ``value``.
+
+Absolute error and the pinball loss have no curvature: their trees split on the signs of
+the residuals (hessian 1), and each leaf then takes the quantile of the residuals of its
+training rows (``leaf_quantile``; :func:`quantile_of`), as scikit-learn does.
 """
 
 import numpy as np
@@ -28,6 +33,36 @@ _EPS = 1e-15  # mean probabilities are kept in [EPS, 1 - EPS] for the starting s
 
 def _weighted_mean(y, w):
     return float(np.sum(w * y) / np.sum(w))
+
+
+def quantile_of(values, w, q, groups=None, n_groups=1):
+    """The ``q``-quantile of ``values`` (per group ``groups`` in ``[0, n_groups)``, or of
+    all): with unit weights (``w`` None) numpy's default (linear) percentile, else the
+    weighted ``inverted_cdf`` one (the smallest value whose cumulative weight reaches
+    ``q`` of its group's total), as scikit-learn's ``fit_intercept_only``. Returns
+    float64 ``[n_groups]`` (NaN for an empty group)."""
+    groups = np.zeros(values.shape[0], dtype=np.int64) if groups is None else groups
+    order = np.lexsort((values, groups))
+    v, g = values[order], groups[order]
+    first = np.searchsorted(g, np.arange(n_groups))
+    size = np.bincount(g, minlength=n_groups)
+    out = np.full(n_groups, np.nan)
+    has = size > 0
+    if w is None:  # linear interpolation between the order statistics around q (n - 1)
+        pos = q * (size[has] - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, size[has] - 1)
+        a, b = v[first[has] + lo], v[first[has] + hi]
+        out[has] = a + (pos - lo) * (b - a)
+        return out
+    cw = np.cumsum(w[order])
+    before = np.where(first > 0, cw[np.maximum(first - 1, 0)], 0.0)  # weight before a group
+    total = np.where(has, cw[np.minimum(first + size - 1, cw.shape[0] - 1)] - before, 0.0)
+    # the first row of each group whose cumulative weight (in its group) reaches q total
+    idx = np.searchsorted(cw, before + q * total, side="left")
+    idx = np.minimum(np.maximum(idx, first), first + size - 1)
+    out[has] = v[idx[has]]
+    return out
 
 
 def _sigmoid(raw):
@@ -49,6 +84,8 @@ class SquaredError:
 
     name = "squared_error"
     is_clf = False
+    constant_hessian = True  # the hessian is the weight
+    leaf_quantile = None  # Newton leaves
 
     def gradient_hessian(self, y, raw, w):
         return (w * (raw[:, 0] - y))[:, None], np.broadcast_to(w[:, None], raw.shape).copy()
@@ -63,10 +100,86 @@ class SquaredError:
         return raw[:, 0].copy()
 
 
+class AbsoluteError:
+    """``|y - raw|``; identity link; leaves are the medians of their residuals."""
+
+    name = "absolute_error"
+    is_clf = False
+    constant_hessian = True
+    q = leaf_quantile = 0.5
+
+    def gradient_hessian(self, y, raw, w):
+        return (w * np.sign(raw[:, 0] - y))[:, None], np.broadcast_to(w[:, None],
+                                                                      raw.shape).copy()
+
+    def baseline(self, y, w):
+        return quantile_of(y, None if np.all(w == 1.0) else w, self.q)
+
+    def value(self, y, raw, w):
+        return _weighted_mean(np.abs(y - raw[:, 0]), w)
+
+    def link(self, raw):
+        return raw[:, 0].copy()
+
+
+class Pinball(AbsoluteError):
+    """The pinball loss of quantile ``q``: ``q (y - raw)`` above, ``(1 - q) (raw - y)``
+    below; leaves are the ``q``-quantiles of their residuals."""
+
+    name = "quantile"
+
+    def __init__(self, q):
+        self.q = self.leaf_quantile = q
+
+    def gradient_hessian(self, y, raw, w):
+        g = np.where(y > raw[:, 0], -self.q, 1.0 - self.q)
+        return (w * g)[:, None], np.broadcast_to(w[:, None], raw.shape).copy()
+
+    def value(self, y, raw, w):
+        d = y - raw[:, 0]
+        return _weighted_mean(np.where(d >= 0, self.q * d, (self.q - 1.0) * d), w)
+
+
+class Huber:
+    """Huber's loss (scikit-learn's ``GradientBoostingRegressor`` one): squared error for
+    residuals up to ``delta``, absolute error beyond, where ``delta`` is the ``q``-quantile
+    of the absolute residuals at the current scores (recomputed every round). Hessian 1
+    (the curvature of the squared part everywhere, as LightGBM): a leaf is the mean of its
+    clipped residuals. Starting score: the median."""
+
+    name = "huber"
+    is_clf = False
+    constant_hessian = True
+    leaf_quantile = None
+
+    def __init__(self, q):
+        self.q = q
+
+    def delta(self, y, raw, w):
+        return float(quantile_of(np.abs(y - raw[:, 0]), w, self.q)[0])
+
+    def gradient_hessian(self, y, raw, w):
+        delta = self.delta(y, raw, w)
+        g = np.clip(raw[:, 0] - y, -delta, delta)
+        return (w * g)[:, None], np.broadcast_to(w[:, None], raw.shape).copy()
+
+    def baseline(self, y, w):
+        return quantile_of(y, None if np.all(w == 1.0) else w, 0.5)
+
+    def value(self, y, raw, w):
+        a, delta = np.abs(y - raw[:, 0]), self.delta(y, raw, w)
+        return _weighted_mean(np.where(a <= delta, 0.5 * a * a, delta * (a - 0.5 * delta)), w)
+
+    def link(self, raw):
+        return raw[:, 0].copy()
+
+
 class _LogLink:
     """Regression losses with a log link: ``raw = log(mean)``, y >= 0."""
 
     is_clf = False
+    constant_hessian = False
+    leaf_quantile = None
     positive = False  # y > 0 needed (else y >= 0 with a positive sum)
 
     def check(self, y, w):
@@ -136,6 +249,8 @@ class BinaryLogLoss:
 
     name = "log_loss"
     is_clf = True
+    constant_hessian = False
+    leaf_quantile = None
 
     def gradient_hessian(self, y, raw, w):
         p = _sigmoid(raw[:, 0])
@@ -160,6 +275,8 @@ class MulticlassLogLoss:
 
     name = "log_loss"
     is_clf = True
+    constant_hessian = False
+    leaf_quantile = None
 
     def __init__(self, n_classes):
         self.n_classes = n_classes
@@ -187,11 +304,20 @@ class MulticlassLogLoss:
 
 
 LOSSES = {"classification": ("log_loss",),
-          "regression": ("squared_error", "poisson", "gamma", "tweedie")}
+          "regression": ("squared_error", "absolute_error", "quantile", "huber", "poisson",
+                         "gamma", "tweedie")}
 
 
-def get_loss(name, task, n_classes=0, power=1.5):
-    """The loss object for ``name`` (``"auto"``: log-loss, or squared error)."""
+def _check_unit(v, what):
+    if not (isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+            and 0.0 < v < 1.0):
+        raise ValueError(f"quantile={v!r} must be a number in (0, 1) {what}")
+
+
+def get_loss(name, task, n_classes=0, power=1.5, quantile=None):
+    """The loss object for ``name`` (``"auto"``: log-loss, or squared error).
+    ``quantile``: the quantile of ``loss="quantile"`` (required), or of the absolute
+    residuals that sets Huber's ``delta`` (None: 0.9)."""
     if name == "auto":
         name = "log_loss" if task == "classification" else "squared_error"
     if name not in LOSSES[task]:
@@ -205,4 +331,15 @@ def get_loss(name, task, n_classes=0, power=1.5):
                 and 1.0 < power < 2.0):
             raise ValueError(f"power={power!r} must be a number in (1, 2) for loss='tweedie'")
         return Tweedie(float(power))
+    if name == "quantile":
+        if quantile is None:
+            raise ValueError("loss='quantile' needs quantile, a number in (0, 1)")
+        _check_unit(quantile, "for loss='quantile'")
+        return Pinball(float(quantile))
+    if name == "huber":
+        q = 0.9 if quantile is None else quantile
+        _check_unit(q, "for loss='huber'")
+        return Huber(float(q))
+    if name == "absolute_error":
+        return AbsoluteError()
     return {"squared_error": SquaredError, "poisson": Poisson, "gamma": Gamma}[name]()

@@ -30,7 +30,7 @@ import numpy as np
 from .. import _engine, _input, _predict
 from ..dataset import Dataset
 from ..tree import FIELDS, Tree, _decode_classes
-from ._losses import LOSSES, get_loss
+from ._losses import LOSSES, get_loss, quantile_of
 from .forest import Forest
 
 __all__ = ["fit_boosting", "decision_function", "staged_decision_function", "boosted_values",
@@ -56,6 +56,8 @@ def _check_params(p):
     _check_number("l2_regularization", p["l2_regularization"], 0.0)
     _check_number("n_iter_no_change", p["n_iter_no_change"], 1, integer=True)
     _check_number("tol", p["tol"], 0.0)
+    _check_number("min_split_gain", p["min_split_gain"], 0.0)
+    _check_number("subsample", p["subsample"], 0.0, 1.0, lo_open=True)
     if p["early_stopping"] not in ("auto", True, False):
         raise ValueError(f"early_stopping={p['early_stopping']!r} must be 'auto', True or "
                          "False")
@@ -113,12 +115,14 @@ def _split_rows(n, fraction, codes, seed):
     return np.flatnonzero(~is_val), np.flatnonzero(is_val)
 
 
-def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf_nodes=31,
-                 max_depth=None, min_samples_leaf=20, l2_regularization=0.0, max_features=1.0,
+def fit_boosting(X, y, *, loss="auto", quantile=None, max_iter=100, learning_rate=0.1,
+                 max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
+                 l2_regularization=0.0, min_split_gain=0.0, subsample=1.0, max_features=1.0,
                  max_bins=255, categorical_features=None, monotonic_cst=None,
                  early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-7, class_weight=None, power=1.5, sample_weight=None,
-                 random_state=None, task=None, n_jobs=None, verbose=0):
+                 tol=1e-7, class_weight=None, power=1.5, sample_weight=None, X_val=None,
+                 y_val=None, sample_weight_val=None, init_model=None, random_state=None,
+                 task=None, n_jobs=None, verbose=0):
     """Fit gradient-boosted trees (Newton leaves, histogram splits): a boosted Forest.
 
     Parameters
@@ -128,8 +132,12 @@ def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf
         not sparse, not a Dataset). ``task`` as :func:`fastdt.fit` (None: inferred).
     loss : str, default="auto"
         Classification: ``"log_loss"`` (binary or multiclass softmax). Regression:
-        ``"squared_error"``, ``"poisson"``, ``"gamma"``, ``"tweedie"`` (with ``power``
-        in (1, 2)). ``"auto"``: log-loss or squared error.
+        ``"squared_error"``, ``"absolute_error"``, ``"quantile"`` (pinball loss of
+        ``quantile``), ``"huber"``, ``"poisson"``, ``"gamma"``, ``"tweedie"`` (with
+        ``power`` in (1, 2)). ``"auto"``: log-loss or squared error.
+    quantile : float in (0, 1) or None
+        The quantile ``loss="quantile"`` predicts (required there); for ``"huber"``, the
+        quantile of the absolute residuals that sets its ``delta`` each round (None: 0.9).
     max_iter : int, default=100
         Boosting rounds (one tree per round; multiclass: one per class per round).
     learning_rate : float, default=0.1
@@ -141,12 +149,29 @@ def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf
         (classification: of the second class), not for multiclass.
     l2_regularization : float, default=0.0
         Lambda: leaves are ``-G / (H + lambda)`` (module docstring).
+    min_split_gain : float, default=0.0
+        A node splits only when its gain ``G_L^2 / H_L + G_R^2 / H_R - G^2 / H`` (sums of
+        gradients and hessians, LightGBM's ``min_split_gain`` with lambda 0) is at least
+        this.
+    subsample : float in (0, 1], default=1.0
+        Each round's trees grow on this share of the training rows, drawn without
+        replacement (every class's tree of a round on the same rows); the scores of all
+        rows are updated.
     early_stopping : "auto", bool
         Hold out ``validation_fraction`` of the rows (stratified by class; an int: that
         many rows) and stop when the validation loss has not fallen by more than
         ``tol`` for ``n_iter_no_change`` rounds; the trees up to the round of the lowest
         validation loss are kept (``validation_fraction=None``: the training loss).
-        ``"auto"``: on when there are more than 10,000 rows.
+        ``"auto"``: on when there are more than 10,000 rows or ``X_val`` is given.
+    X_val, y_val, sample_weight_val
+        A validation set of one's own for early stopping (then every row of ``X`` is a
+        training row and ``validation_fraction`` is not used).
+    init_model : None or boosted Forest
+        Continue it (scikit-learn's ``warm_start``): a model this function fitted with
+        the same loss on the same rows. Its trees come first, its scores are where this
+        fit starts, its seed draws the validation split, trees and row samples again,
+        and ``max_iter`` counts its rounds too; with the same parameters the result is
+        the model a single fit of ``max_iter`` rounds gives (without early stopping).
     class_weight : None, "balanced" or dict
         Classification: weights multiplied into ``sample_weight``.
     random_state : None, int or Generator
@@ -164,9 +189,17 @@ def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf
         whether early stopping ran (not saved with the forest).
     """
     p = dict(max_iter=max_iter, learning_rate=learning_rate,
-             l2_regularization=l2_regularization, early_stopping=early_stopping,
+             l2_regularization=l2_regularization, min_split_gain=min_split_gain,
+             subsample=subsample, early_stopping=early_stopping,
              validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
-             tol=tol)
+             tol=tol, quantile=quantile, power=power)
+    if (X_val is None) != (y_val is None):
+        raise ValueError("X_val and y_val go together: pass both or neither")
+    if X_val is None and sample_weight_val is not None:
+        raise ValueError("sample_weight_val needs X_val and y_val")
+    if X_val is not None and early_stopping is False:
+        raise ValueError("X_val and y_val are for early stopping, which early_stopping=False"
+                         " turns off")
     _check_params(p)
     from .api import _threads, check_n_jobs, tree_seeds
 
@@ -177,11 +210,12 @@ def fit_boosting(X, y, *, loss="auto", max_iter=100, learning_rate=0.1, max_leaf
     saved = numba.get_num_threads()
     numba.set_num_threads(_threads(n_jobs))
     try:
-        return _fit(X, y, sample_weight, p, loss, power, class_weight, task, random_state,
-                    verbose, dict(max_leaf_nodes=max_leaf_nodes, max_depth=max_depth,
-                                  min_samples_leaf=min_samples_leaf, max_features=max_features,
-                                  max_bins=max_bins, categorical_features=categorical_features,
-                                  monotonic_cst=monotonic_cst), tree_seeds)
+        tp = dict(max_leaf_nodes=max_leaf_nodes, max_depth=max_depth,
+                  min_samples_leaf=min_samples_leaf, max_features=max_features,
+                  max_bins=max_bins, categorical_features=categorical_features,
+                  monotonic_cst=monotonic_cst)
+        return _fit(X, y, sample_weight, (X_val, y_val, sample_weight_val), init_model, p,
+                    loss, class_weight, task, random_state, verbose, tp, tree_seeds)
     finally:
         numba.set_num_threads(saved)
 
@@ -205,59 +239,133 @@ def _targets(y, n, task, class_weight, sample_weight):
     return task, classes, target, sw
 
 
-def _fit(X, y, sample_weight, p, loss_name, power, class_weight, task, random_state,
+def _validation_targets(val, task, classes, n_features):
+    """``(X_val, target, weights)`` of a validation set of one's own."""
+    X_val, y_val, sw_val = val
+    if not (hasattr(X_val, "iloc") or isinstance(X_val, np.ndarray)):
+        X_val = np.asarray(X_val)
+    n = _n_rows(X_val)
+    if X_val.shape[1] != n_features:
+        raise ValueError(f"X_val has {X_val.shape[1]} features, X has {n_features}")
+    if task == "classification":
+        target = _input.class_codes(classes, y_val, n).astype(np.float64)
+    else:
+        target = _input.check_y_regression(y_val, n)
+    w = _input.check_sample_weight(sw_val, n)
+    if not w.sum() > 0:
+        raise ValueError("sample_weight_val must not all be zero")
+    return X_val, target, w
+
+
+def _check_init(init, loss, task, classes, n_features, max_iter):
+    """The rounds of ``init_model`` (a model to continue), after checking it."""
+    if not isinstance(init, Forest) or init.boosting is None:
+        raise TypeError(f"init_model must be a boosted Forest (fit_boosting), got "
+                        f"{type(init).__name__}")
+    b = init.boosting
+    same = (init.task == task and b["loss"] == loss.name
+            and b.get("quantile") == getattr(loss, "q", None)
+            and b.get("power") == float(getattr(loss, "power", 1.5))
+            and (classes is None) == (init.classes is None)
+            and (classes is None or np.array_equal(classes, init.classes)))
+    if not same:
+        raise ValueError("init_model was fitted with another task, loss or classes")
+    if init.n_features != n_features:
+        raise ValueError(f"init_model has {init.n_features} features, X has {n_features}")
+    if not _input._is_int(init.params.get("random_seed")):
+        raise ValueError("init_model has no random_seed in its params (a model of an older "
+                         "fastdt): it cannot be continued")
+    rounds = init.n_trees // init.value.shape[1]
+    if max_iter < rounds:
+        raise ValueError(f"max_iter={max_iter} must be >= the {rounds} rounds of init_model")
+    return rounds
+
+
+def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, random_state,
          verbose, tp, tree_seeds):
     if not (hasattr(X, "iloc") or isinstance(X, np.ndarray) or _input.is_sparse(X)):
         X = np.asarray(X)  # array-likes: rows are taken from it (validation split)
     n = _n_rows(X)
     task, classes, target, sw = _targets(y, n, task, class_weight, sample_weight)
     n_classes = 0 if classes is None else len(classes)
-    loss = get_loss(loss_name, task, n_classes, power)
+    loss = get_loss(loss_name, task, n_classes, p["power"], p["quantile"])
+    own_val = val[0] is not None
+    if own_val:
+        val = _validation_targets(val, task, classes, X.shape[1])
     if hasattr(loss, "check"):
         loss.check(target, sw)
+        if own_val:
+            loss.check(val[1], val[2])
     if n_classes == 1:
         raise ValueError("y has 1 class; a classifier needs at least two classes")
     n_cols = n_classes if n_classes > 2 else 1
     if n_cols > 1 and tp["monotonic_cst"] is not None:
         raise ValueError("monotonic_cst is not supported for multiclass classification")
-    seed = _input.seed_from(random_state)
-    stop = p["early_stopping"] is True or (p["early_stopping"] == "auto" and n > 10_000)
+    done = 0 if init is None else _check_init(init, loss, task, classes, X.shape[1],
+                                              p["max_iter"])
+    seed = _input.seed_from(random_state) if init is None else init.params["random_seed"]
+    stop = (p["early_stopping"] is True
+            or (p["early_stopping"] == "auto" and (n > 10_000 or own_val)))
     X_tr, y_tr, w_tr = X_val, y_val, w_val = X, target, sw  # validation_fraction None:
-    if stop and p["validation_fraction"] is not None:  # stop on the training loss
-        train, val = _split_rows(n, p["validation_fraction"],
-                                 target.astype(np.int64) if loss.is_clf else None, seed)
-        X_tr, X_val = _take(X, train), _take(X, val)
-        y_tr, w_tr, y_val, w_val = target[train], sw[train], target[val], sw[val]
+    if own_val:  # stop on the training loss
+        X_val, y_val, w_val = val
+    elif stop and p["validation_fraction"] is not None:
+        train, held = _split_rows(n, p["validation_fraction"],
+                                  target.astype(np.int64) if loss.is_clf else None, seed)
+        X_tr, X_val = _take(X, train), _take(X, held)
+        y_tr, w_tr, y_val, w_val = target[train], sw[train], target[held], sw[held]
     params = dict(tp, task="regression", criterion="squared_error", splitter="hist",
                   random_state=random_state)
     prep = _engine.prepare(X_tr, np.zeros(y_tr.shape[0]), None, params)
-    prep.limits = dict(prep.limits, min_weight_leaf=max(prep.limits["min_weight_leaf"],
-                                                        _MIN_HESSIAN))
-    baseline = loss.baseline(y_tr, w_tr)
-    raw = np.tile(baseline, (y_tr.shape[0], 1))
+    min_hessian = max(prep.limits["min_weight_leaf"], _MIN_HESSIAN)
+    if init is None:
+        baseline = loss.baseline(y_tr, w_tr)
+        raw = np.tile(baseline, (y_tr.shape[0], 1))
+    else:
+        baseline = np.asarray(init.boosting["baseline"])
+        raw = raw_scores(init, X_tr)
     seeds = tree_seeds(seed, p["max_iter"] * n_cols)
-    unit = np.all(w_tr == 1.0) and loss.name == "squared_error"  # hessians all 1
-    trees, train_loss, val_loss = [], [loss.value(y_tr, raw, w_tr)], []
+    unit_w = bool(np.all(w_tr == 1.0))
+    unit = unit_w and loss.constant_hessian  # hessians all 1
+    bags = np.random.default_rng(np.uint64(seed) ^ np.uint64(0x5AB5A3)) \
+        if p["subsample"] < 1.0 else None
+    if bags is not None:  # the row samples of the rounds done
+        for _ in range(done):
+            _bag(bags, y_tr.shape[0], p["subsample"])
+    trees = [] if init is None else init.trees()
+    train_loss, val_loss = [loss.value(y_tr, raw, w_tr)], []
     rows_tr = rows_val = None
     # validation_fraction None: the training rows and scores serve as the validation's
     apart = stop and X_val is not X_tr
-    raw_val = np.tile(baseline, (y_val.shape[0], 1)) if apart else raw
+    raw_val = raw if not apart else (np.tile(baseline, (y_val.shape[0], 1)) if init is None
+                                     else raw_scores(init, X_val))
     if stop:
         val_loss.append(loss.value(y_val, raw_val, w_val))
     t0 = time.perf_counter()
-    for it in range(p["max_iter"]):
+    for it in range(done, p["max_iter"]):
         g, h = loss.gradient_hessian(y_tr, raw, w_tr)
+        bag = None if bags is None else _bag(bags, y_tr.shape[0], p["subsample"])
         for k in range(n_cols):
             hk = np.maximum(h[:, k], _TINY_HESSIAN)
             grown = copy.copy(prep)
             grown.target = -g[:, k] / hk
             grown.weights = None if unit else hk
-            tree = _engine.assemble(grown, _engine.grow(grown, seed=seeds[it * n_cols + k]))
-            tree = _raw_score_tree(tree, k, n_cols, p["learning_rate"], p["l2_regularization"])
+            row_w = None if bag is None else hk * bag
+            if p["min_split_gain"] > 0:  # the engine's gain is the Newton gain over H
+                H = float(hk.sum() if row_w is None else row_w.sum())
+                grown.limits = dict(prep.limits, min_impurity_decrease=p["min_split_gain"] / H)
+            nodes = _engine.grow(grown, seed=seeds[it * n_cols + k], row_weights=row_w,
+                                 min_weight_leaf=min_hessian)
+            tree = _raw_score_tree(_engine.assemble(grown, nodes), k, n_cols,
+                                   p["learning_rate"], p["l2_regularization"])
             if rows_tr is None:  # the rows as the trees' kernels take them, once
                 rows_tr = _predict.X_for(tree, X_tr)
                 rows_val = _predict.X_for(tree, X_val) if apart else None
-            raw[:, k] += tree.value[_predict.leaves(tree, *rows_tr), k]
+            leaf = _predict.leaves(tree, *rows_tr)
+            if loss.leaf_quantile is not None:
+                _quantile_leaves(tree, leaf, y_tr - raw[:, 0], None if unit_w else w_tr, bag,
+                                 loss.leaf_quantile, p["learning_rate"])
+            raw[:, k] += tree.value[leaf, k]
             if apart:
                 raw_val[:, k] += tree.value[_predict.leaves(tree, *rows_val), k]
             trees.append(tree)
@@ -269,23 +377,45 @@ def _fit(X, y, sample_weight, p, loss_name, power, class_weight, task, random_st
                       time.perf_counter() - t0)
         if stop and _should_stop(val_loss, p["n_iter_no_change"], p["tol"]):
             break
-    n_iter = len(train_loss) - 1
-    if stop:  # keep the rounds up to the lowest validation loss (at least one)
-        n_iter = max(1, int(np.argmin(val_loss)))
+    n_iter = done + len(train_loss) - 1
+    if stop and n_iter > done:  # keep the rounds up to the lowest validation loss
+        n_iter = max(1, done + int(np.argmin(val_loss)))
         trees = trees[: n_iter * n_cols]
     forest = Forest.from_trees(trees, params={
         "loss": loss.name, "max_iter": p["max_iter"], "learning_rate": p["learning_rate"],
-        "l2_regularization": p["l2_regularization"], "early_stopping": bool(stop),
+        "l2_regularization": p["l2_regularization"], "min_split_gain": p["min_split_gain"],
+        "subsample": p["subsample"], "early_stopping": bool(stop),
         "n_iter_no_change": p["n_iter_no_change"], "tol": p["tol"],
-        "tree_params": trees[0].params, "seeds": [int(s) for s in seeds[: len(trees)]]})
+        "tree_params": trees[0].params, "random_seed": int(seed),
+        "seeds": [int(s) for s in seeds[: len(trees)]]})
     forest.task, forest.classes, forest.n_outputs = task, classes, 1
     forest.boosting = {"loss": loss.name, "baseline": [float(b) for b in baseline],
                        "learning_rate": float(p["learning_rate"]),
-                       "power": float(getattr(loss, "power", 1.5))}
+                       "power": float(getattr(loss, "power", 1.5)),
+                       "quantile": getattr(loss, "q", None)}
     forest.fit_info_ = {"train_loss": np.array(train_loss), "validation_loss":
                         np.array(val_loss) if stop else None, "n_iter": n_iter,
                         "early_stopping": bool(stop)}
     return forest
+
+
+def _bag(rng, n, share):
+    """A round's rows (float64 0/1 mask): ``ceil(share n)`` of ``n``, without
+    replacement."""
+    mask = np.zeros(n)
+    mask[rng.permutation(n)[: max(1, int(np.ceil(share * n)))]] = 1.0
+    return mask
+
+
+def _quantile_leaves(tree, leaf, residual, w, bag, q, learning_rate):
+    """Set every leaf of ``tree`` (column 0) to the learning rate times the ``q``-quantile
+    of the residuals of its training rows (``leaf``: each row's leaf; ``bag``: the rows
+    the tree grew on, None: all), as scikit-learn does for absolute error and quantiles."""
+    rows = slice(None) if bag is None else bag > 0
+    qs = quantile_of(residual[rows], None if w is None else w[rows], q, leaf[rows],
+                     tree.value.shape[0])
+    is_leaf = (tree.left < 0) & ~np.isnan(qs)
+    tree.value[is_leaf, 0] = learning_rate * qs[is_leaf]
 
 
 def _raw_score_tree(tree, k, n_cols, learning_rate, lam):
@@ -324,7 +454,8 @@ def _progress(it, total, train, val, elapsed):
 def _loss_of(forest):
     b = forest.boosting
     n_classes = 0 if forest.classes is None else len(forest.classes)
-    return get_loss(b["loss"], forest.task, n_classes, b.get("power", 1.5))
+    return get_loss(b["loss"], forest.task, n_classes, b.get("power", 1.5),
+                    b.get("quantile"))
 
 
 def raw_scores(forest, X, estimator_name=None):
@@ -407,6 +538,13 @@ def validate_boosting(forest):
             raise ValueError(f"boosting {key} must be a number in ({lo}, {hi}]")
     if b["loss"] == "tweedie" and not b["power"] < 2.0:
         raise ValueError("boosting power must be in (1, 2) for the tweedie loss")
+    q = b.get("quantile")
+    if b["loss"] in ("quantile", "huber"):
+        if not isinstance(q, (int, float)) or isinstance(q, bool) or not 0.0 < q < 1.0:
+            raise ValueError(f"boosting quantile must be a number in (0, 1) for the "
+                             f"{b['loss']} loss")
+    elif q is not None:
+        raise ValueError(f"boosting quantile must be null for the {b['loss']} loss")
 
 
 def boosting_from_meta(meta, where):
@@ -419,5 +557,5 @@ def boosting_from_meta(meta, where):
     if task not in LOSSES:
         raise ValueError(f"{where}: boosting task must be one of {tuple(LOSSES)}")
     classes = _decode_classes(b.get("classes"), where)
-    keys = ("loss", "baseline", "learning_rate", "power")
+    keys = ("loss", "baseline", "learning_rate", "power", "quantile")
     return task, classes, {k: b.get(k) for k in keys}

@@ -450,22 +450,31 @@ class _BaseBoosting(_BaseForest):
         params.pop("warm_start")
         return params
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, sample_weight, validation):
         from .boosting import fit_boosting
 
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be a bool, got {self.warm_start!r}")
         self._require_y(y)
+        init = self.__dict__.get("forest_") if self.warm_start else None
+        X_val, y_val, sample_weight_val = validation
         forest = fit_boosting(X, y, sample_weight=sample_weight, task=self._task,
-                              **self._forest_params())
+                              X_val=X_val, y_val=y_val, sample_weight_val=sample_weight_val,
+                              init_model=init, **self._forest_params())
         self.forest_ = forest
         self._fitted_attributes(forest)
         info = forest.fit_info_
+        # scikit-learn's scores with scoring="loss": the negative loss, index 0 the start
+        train = -info["train_loss"]
+        val = -info["validation_loss"] if info["early_stopping"] else np.array([])
+        if init is not None:  # the scores of the rounds continued come first
+            train = np.concatenate([self.train_score_[: self.n_iter_ + 1], train[1:]])
+            if val.size and self.validation_score_.size:
+                val = np.concatenate([self.validation_score_[: self.n_iter_ + 1], val[1:]])
         self.n_iter_ = info["n_iter"]
         self.n_trees_per_iteration_ = int(forest.value.shape[1])
         self.do_early_stopping_ = info["early_stopping"]
-        # scikit-learn's scores with scoring="loss": the negative loss, index 0 the start
-        self.train_score_ = -info["train_loss"]
-        self.validation_score_ = (-info["validation_loss"] if info["early_stopping"]
-                                  else np.array([]))
+        self.train_score_, self.validation_score_ = train, val
         return forest
 
     def _decision(self, X):
@@ -501,8 +510,10 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
     ``min_samples_leaf``, ``l2_regularization``, ``max_features``, ``max_bins``,
     ``categorical_features``, ``monotonic_cst``, ``early_stopping``,
     ``validation_fraction``, ``n_iter_no_change``, ``tol``, ``verbose``,
-    ``random_state``, ``class_weight``), and ``n_jobs`` (threads). ``warm_start`` is
-    not supported yet (True is refused).
+    ``random_state``, ``class_weight``, ``warm_start``: a new ``fit`` on the same data
+    with a larger ``max_iter`` adds rounds), LightGBM's ``min_split_gain`` and
+    ``subsample`` (rows per round), and ``n_jobs`` (threads). ``fit`` takes a validation
+    set of one's own (``X_val``, ``y_val``, ``sample_weight_val``) for early stopping.
 
     Attributes
     ----------
@@ -518,10 +529,11 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
 
     def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, max_features=1.0, max_bins=255,
-                 categorical_features=None, monotonic_cst=None, warm_start=False,
-                 early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-7, verbose=0, random_state=None, class_weight=None, n_jobs=None):
+                 l2_regularization=0.0, min_split_gain=0.0, subsample=1.0,
+                 max_features=1.0, max_bins=255, categorical_features=None,
+                 monotonic_cst=None, warm_start=False, early_stopping="auto",
+                 validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, verbose=0,
+                 random_state=None, class_weight=None, n_jobs=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.max_iter = max_iter
@@ -529,6 +541,8 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.min_split_gain = min_split_gain
+        self.subsample = subsample
         self.max_features = max_features
         self.max_bins = max_bins
         self.categorical_features = categorical_features
@@ -543,10 +557,10 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the gradient-boosted model on ``(X, y)``; returns ``self``."""
-        _no_warm_start(self)
-        forest = self._fit(X, y, sample_weight)
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
+        """Fit the gradient-boosted model on ``(X, y)`` (``X_val``, ``y_val``: a validation
+        set for early stopping); returns ``self``."""
+        forest = self._fit(X, y, sample_weight, (X_val, y_val, sample_weight_val))
         self.classes_ = forest.classes
         self.n_classes_ = int(forest.classes.shape[0])
         return self
@@ -574,8 +588,9 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
 
 class GradientBoostingRegressor(_Regressor, _BaseBoosting):
     """Gradient-boosted trees for regression: ``loss`` ``"squared_error"``,
-    ``"poisson"``, ``"gamma"`` or ``"tweedie"`` (with ``power``), Newton leaves on
-    histogram splits (:func:`fastdt.fit_boosting`).
+    ``"absolute_error"``, ``"quantile"`` (with ``quantile``), ``"huber"``, ``"poisson"``,
+    ``"gamma"`` or ``"tweedie"`` (with ``power``), Newton leaves on histogram splits
+    (:func:`fastdt.fit_boosting`).
 
     Parameters are those of scikit-learn's ``HistGradientBoostingRegressor`` (see
     :class:`GradientBoostingClassifier`), ``power`` (Tweedie) and ``n_jobs``.
@@ -591,17 +606,21 @@ class GradientBoostingRegressor(_Regressor, _BaseBoosting):
 
     def __init__(self, loss="squared_error", *, learning_rate=0.1, max_iter=100,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, max_features=1.0, max_bins=255,
-                 categorical_features=None, monotonic_cst=None, warm_start=False,
-                 early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-7, verbose=0, random_state=None, power=1.5, n_jobs=None):
+                 l2_regularization=0.0, min_split_gain=0.0, subsample=1.0,
+                 max_features=1.0, max_bins=255, categorical_features=None,
+                 monotonic_cst=None, warm_start=False, early_stopping="auto",
+                 validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, verbose=0,
+                 random_state=None, quantile=None, power=1.5, n_jobs=None):
         self.loss = loss
+        self.quantile = quantile
         self.learning_rate = learning_rate
         self.max_iter = max_iter
         self.max_leaf_nodes = max_leaf_nodes
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.min_split_gain = min_split_gain
+        self.subsample = subsample
         self.max_features = max_features
         self.max_bins = max_bins
         self.categorical_features = categorical_features
@@ -616,10 +635,10 @@ class GradientBoostingRegressor(_Regressor, _BaseBoosting):
         self.power = power
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the gradient-boosted model on ``(X, y)``; returns ``self``."""
-        _no_warm_start(self)
-        self._fit(X, y, sample_weight)
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
+        """Fit the gradient-boosted model on ``(X, y)`` (``X_val``, ``y_val``: a validation
+        set for early stopping); returns ``self``."""
+        self._fit(X, y, sample_weight, (X_val, y_val, sample_weight_val))
         return self
 
     def staged_predict(self, X):
@@ -628,9 +647,3 @@ class GradientBoostingRegressor(_Regressor, _BaseBoosting):
             yield values[:, 0]
 
 
-def _no_warm_start(est):
-    if not isinstance(est.warm_start, (bool, np.bool_)):
-        raise ValueError(f"warm_start must be a bool, got {est.warm_start!r}")
-    if est.warm_start:
-        raise ValueError("warm_start=True is not supported by gradient boosting yet; "
-                         "fit with a larger max_iter")

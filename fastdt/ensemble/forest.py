@@ -60,8 +60,9 @@ class Forest:
         self._trees = None
         self._steps = {}
         #: A boosted model (:mod:`fastdt.ensemble.boosting`): ``{"loss", "baseline",
-        #: "learning_rate", "power"}``; its trees are regression trees of raw scores (one
-        #: value column per class for multiclass log-loss), summed. None: a forest.
+        #: "learning_rate", "power", "quantile"}``; its trees are regression trees of raw
+        #: scores (one value column per class for multiclass log-loss), summed. None: a
+        #: forest.
         self.boosting = None
         #: Quantile regression forests: the training rows of every leaf (None unless
         #: fitted with ``leaf_samples=True``; :mod:`fastdt.ensemble._quantiles`).
