@@ -13,6 +13,7 @@ Usage::
     python benchmarks/compare.py --section small     # small data, grid search, busy core
     python benchmarks/compare.py --section sparse    # 1e6 x 10,000 CSR fit (~1 min)
     python benchmarks/compare.py --section forests   # 100-tree forests (~12 min)
+    python benchmarks/compare.py --section boosting  # 100 boosting rounds (~4 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -45,7 +46,11 @@ histogram splitters against scikit-learn, and reports time and peak memory
 (``sparse_fit.py``, a fresh process per fit). ``--section forests`` (also part of ``all``)
 fits 100-tree random forests and extra trees on 250,000 x 20 rows (``--forest-rows``)
 against scikit-learn, LightGBM's rf mode and R's ranger, each in a fresh process with
-its peak memory (``compare_forests.py``).
+its peak memory (``compare_forests.py``). ``--section boosting`` (also part of ``all``)
+fits 100 rounds of 255-leaf gradient boosting on 250,000 x 20 rows
+(``--boosting-rows``) against LightGBM, XGBoost and HistGradientBoosting, each in a
+fresh process, with fastdt's time per round against the rows and an accuracy table on
+the shared tables (``compare_boosting.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -74,13 +79,14 @@ def _parse(argv):
                    help="skip the max_depth=None fits")
     p.add_argument("--section",
                    choices=("all", "synthetic", "tables", "pruning", "small", "sparse",
-                            "forests"),
+                            "forests", "boosting"),
                    default="all",
                    help="all (default), the make_classification tables only (synthetic), "
                         "the real tables with categorical columns only (tables), the "
                         "choice of ccp_alpha by cross-validation on Adult (pruning), "
                         "the fixed cost of fits on small data (small), a fit on a "
-                        "sparse matrix (sparse) or forests of 100 trees (forests)")
+                        "sparse matrix (sparse), forests of 100 trees (forests) or "
+                        "gradient boosting (boosting)")
     p.add_argument("--sparse-rows", type=int, default=1_000_000,
                    help="rows of the sparse section's CSR matrix")
     p.add_argument("--sparse-features", type=int, default=10_000,
@@ -94,6 +100,10 @@ def _parse(argv):
                         "subsample, for quick runs; default: all)")
     p.add_argument("--forest-rows", type=int, default=250_000,
                    help="total rows of the forests section (80%% train)")
+    p.add_argument("--boosting-rows", type=int, default=250_000,
+                   help="total rows of the boosting section (80%% train)")
+    p.add_argument("--boosting-rounds", type=int, default=100,
+                   help="rounds of the boosting section's speed table")
     p.add_argument("--out", default=None, help="also write the report to this file")
     args = p.parse_args(argv)
     if args.rows < 10 or args.features < 1 or args.repeat < 1:
@@ -804,7 +814,8 @@ def main(argv=None):
     for name, module, function in (("pruning", "compare_pruning", "pruning_section"),
                                    ("small", "compare_small", "small_section"),
                                    ("sparse", "sparse_fit", "sparse_section"),
-                                   ("forests", "compare_forests", "forests_section")):
+                                   ("forests", "compare_forests", "forests_section"),
+                                   ("boosting", "compare_boosting", "boosting_section")):
         if args.section in ("all", name):
             if args.section == "all":
                 say("")
