@@ -2,7 +2,8 @@
 
 * ``demo``: fit a tree on generated data (no download) and print its rules, held-out
   accuracy and timings;
-* ``fit DATA.csv --target COL --out model.npz``: fit a tree on a CSV file and save it;
+* ``fit DATA.csv --target COL --out model.npz``: fit a tree (``--n-estimators``: a
+  forest; ``--boost``: gradient boosting) on a CSV file and save it;
 * ``predict model.npz DATA.csv [--out predictions.csv] [--proba]``: predict with a
   saved tree;
 * ``warmup [GROUP ...]``: compile every kernel (or a group's) ahead of time, with a
@@ -109,7 +110,7 @@ def build_parser():
     fit_p.add_argument("--criterion", choices=sorted({*CRITERIA_CLF, *CRITERIA_REG}),
                        help="default: gini (classification), squared_error (regression)")
     fit_p.add_argument("--max-depth", type=_positive_int, metavar="N")
-    fit_p.add_argument("--min-samples-leaf", type=_int_or_float, metavar="N", default=1,
+    fit_p.add_argument("--min-samples-leaf", type=_int_or_float, metavar="N", default=None,
                        help="an int, or a float fraction of the rows (default: 1)")
     fit_p.add_argument("--min-samples-split", type=_int_or_float, metavar="N", default=2,
                        help="an int, or a float fraction of the rows (default: 2)")
@@ -133,6 +134,18 @@ def build_parser():
     fit_p.add_argument("--max-features", type=_max_features, metavar="F",
                        help="features drawn per node: an int, a fraction, sqrt or log2 "
                        "(a forest's default: sqrt for classification, all for regression)")
+    boost = fit_p.add_argument_group(
+        "gradient boosting", "--boost N fits N rounds of gradient-boosted trees "
+        "(fastdt.fit_boosting: histogram splits, --max-leaf-nodes 31 and "
+        "--min-samples-leaf 20 by default, no early stopping)")
+    boost.add_argument("--boost", type=_positive_int, metavar="ROUNDS",
+                       help="fit gradient boosting with this many rounds")
+    boost.add_argument("--learning-rate", type=float, metavar="F", default=0.1)
+    boost.add_argument("--loss", metavar="LOSS", default="auto",
+                       help="log_loss (classification); squared_error, absolute_error, "
+                       "quantile, huber, poisson, gamma, tweedie (regression)")
+    boost.add_argument("--quantile", type=float, metavar="Q",
+                       help="the quantile of --loss quantile (or huber's delta)")
     fit_p.set_defaults(run=_cmd_fit)
 
     pred = sub.add_parser(
@@ -303,9 +316,12 @@ def _cmd_fit(args):
     if X.shape[1] == 0:
         raise _InputError(f"{args.data} has no feature columns besides {args.target!r}")
     y = df[args.target]
+    if args.boost is not None:
+        return _fit_boosting(args, X, y)
     params = dict(
         task=args.task, criterion=args.criterion, max_depth=args.max_depth,
-        min_samples_leaf=args.min_samples_leaf, min_samples_split=args.min_samples_split,
+        min_samples_leaf=1 if args.min_samples_leaf is None else args.min_samples_leaf,
+        min_samples_split=args.min_samples_split,
         max_leaf_nodes=args.max_leaf_nodes, random_state=args.random_state,
         splitter=args.splitter, max_bins=args.max_bins, missing=args.missing,
         categorical_features=args.categorical,
@@ -322,17 +338,7 @@ def _cmd_fit(args):
     else:
         tree = fit(X, y, **params)
     seconds = time.perf_counter() - start
-
-    out = str(args.out)
-    if not out.endswith(".npz"):
-        out += ".npz"  # numpy.savez appends it anyway; report the real name
-    tree.save(out)
-
-    fitted = predict(tree, X)
-    if tree.task == "classification":
-        score = f"training accuracy {np.mean(fitted == y.to_numpy()):.4f}"
-    else:
-        score = f"training R^2 {_r2(y.to_numpy(dtype=np.float64), fitted):.4f}"
+    out, score = _save_and_score(tree, args.out, X, y)
     if args.n_estimators is not None:
         kind = "extra trees" if args.splitter == "random" else "random forest"
         shape = f"{tree.n_trees} trees, {tree.node_count} nodes"
@@ -341,6 +347,50 @@ def _cmd_fit(args):
         shape = f"{tree.node_count} nodes, {tree.n_leaves} leaves, depth {tree.max_depth}"
     print(f"{tree.task} {kind} ({tree.criterion}) on {X.shape[0]} rows x {X.shape[1]} "
           f"features: {shape}, {score}, fit {seconds:.3f} s; saved to {out}")
+    return 0
+
+
+def _save_and_score(model, out, X, y):
+    """Save ``model`` (to ``out``, ``.npz`` added) and score it on its training rows:
+    ``(the file's name, "training accuracy ..." or "training R^2 ...")``."""
+    out = str(out)
+    if not out.endswith(".npz"):
+        out += ".npz"  # numpy.savez appends it anyway; report the real name
+    model.save(out)
+    fitted = predict(model, X)
+    if model.task == "classification":
+        return out, f"training accuracy {np.mean(fitted == y.to_numpy()):.4f}"
+    return out, f"training R^2 {_r2(y.to_numpy(dtype=np.float64), fitted):.4f}"
+
+
+def _fit_boosting(args, X, y):
+    from .ensemble import fit_boosting
+
+    tree_only = [flag for flag, given in (
+        ("--criterion", args.criterion is not None),
+        ("--splitter random", args.splitter == "random"),
+        ("--missing", args.missing != "learn"),
+        ("--n-estimators", args.n_estimators is not None),
+        ("--min-samples-split", args.min_samples_split != 2)) if given]
+    if tree_only:
+        raise _InputError(f"{', '.join(tree_only)}: not an option of --boost (its trees are "
+                          "histogram trees of gradients)")
+    params = dict(task=args.task, loss=args.loss, quantile=args.quantile,
+                  learning_rate=args.learning_rate, max_depth=args.max_depth,
+                  max_leaf_nodes=31 if args.max_leaf_nodes is None else args.max_leaf_nodes,
+                  min_samples_leaf=20 if args.min_samples_leaf is None
+                  else args.min_samples_leaf, random_state=args.random_state,
+                  max_bins=255 if args.max_bins is None else args.max_bins,
+                  categorical_features=args.categorical, early_stopping=False)
+    if args.max_features is not None:
+        params["max_features"] = args.max_features
+    start = time.perf_counter()
+    model = fit_boosting(X, y, max_iter=args.boost, **params)
+    seconds = time.perf_counter() - start
+    out, score = _save_and_score(model, args.out, X, y)
+    print(f"{model.task} gradient boosting ({model.boosting['loss']}) on {X.shape[0]} rows x "
+          f"{X.shape[1]} features: {model.n_trees} trees, {model.node_count} nodes, {score}, "
+          f"fit {seconds:.3f} s; saved to {out}")
     return 0
 
 

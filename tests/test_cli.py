@@ -424,3 +424,35 @@ def test_extra_trees_regression_forest(capsys, reg_csv, tmp_path):
     assert code == 0, err
     assert "regression extra trees" in out
     assert_error(run(capsys, "predict", model, reg_csv, "--proba"), "regression forest")
+
+
+# ----------------------------------------------------------------------------- boosting
+
+
+def test_fit_and_predict_gradient_boosting(capsys, clf_csv, reg_csv, tmp_path):
+    model = tmp_path / "gb.npz"
+    code, out, err = run(capsys, "fit", clf_csv, "--target", "species", "--out", model,
+                         "--boost", 12, "--learning-rate", 0.2, "--max-leaf-nodes", 7,
+                         "--random-state", 0)
+    assert code == 0, err
+    assert "classification gradient boosting (log_loss)" in out
+    df = pd.read_csv(clf_csv)
+    X = df.drop(columns=["species"])
+    expect = fastdt.fit_boosting(X, df["species"], max_iter=12, learning_rate=0.2,
+                                 max_leaf_nodes=7, random_state=0, early_stopping=False)
+    model_back = fastdt.load(model)
+    assert model_back.boosting == expect.boosting
+    preds = tmp_path / "p.csv"
+    code, out, err = run(capsys, "predict", model, clf_csv, "--out", preds, "--proba")
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(),
+                               fastdt.predict_proba(expect, X))
+    code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--out",
+                         tmp_path / "q", "--boost", 5, "--loss", "quantile", "--quantile", 0.8)
+    assert code == 0, err
+    assert "regression gradient boosting (quantile)" in out
+    assert fastdt.load(tmp_path / "q.npz").boosting["quantile"] == 0.8
+    assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
+                     "--boost", 5, "--criterion", "squared_error"), "not an option of --boost")
+    assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
+                     "--boost", 5, "--loss", "quantile"), "needs quantile")
