@@ -491,3 +491,38 @@ def test_a_validation_set_of_ones_own(data):
         fit_boosting(X, y, X_val=Xv[:, :3], y_val=yv)
     reg = fastdt.GradientBoostingRegressor(max_iter=5).fit(X, yr, X_val=X[:50], y_val=yr[:50])
     assert reg.do_early_stopping_
+
+
+def test_feature_importances_gain_and_split(data):
+    from fastdt.ensemble.boosting import feature_importances
+
+    X, y, _, _ = data
+    clf = fastdt.GradientBoostingClassifier(max_iter=8, early_stopping=False).fit(X, y)
+    forest = clf.forest_
+    split = feature_importances(forest, "split")
+    counts = np.bincount(forest.feature[forest.feature >= 0], minlength=6)
+    np.testing.assert_allclose(split, counts / counts.sum())
+    gain = feature_importances(forest)
+    np.testing.assert_array_equal(gain, clf.feature_importances_)
+    # a tree's total gain is the sum over its splits of G_L^2/H_L + G_R^2/H_R - G^2/H:
+    # the weighted decrease of squared error of its targets; for the first tree (the
+    # gradients at the baseline, hessians p (1 - p)), recomputed from the rows
+    first = forest.trees()[0]
+    p = 1 / (1 + np.exp(-forest.boosting["baseline"][0]))
+    g, h = p - y, np.full(y.shape[0], p * (1 - p))
+    indptr, indices = fastdt.decision_path(first, X)
+    path = np.zeros((600, first.node_count), dtype=bool)
+    path[np.repeat(np.arange(600), np.diff(indptr)), indices] = True
+    want = np.zeros(6)
+    for node in np.flatnonzero(first.feature >= 0):
+        rows = path[:, node]
+        lrows = path[:, first.left[node]]
+        rrows = rows & ~lrows
+        want[first.feature[node]] += (g[lrows].sum() ** 2 / h[lrows].sum()
+                                      + g[rrows].sum() ** 2 / h[rrows].sum()
+                                      - g[rows].sum() ** 2 / h[rows].sum())
+    one = Forest.from_trees([first])
+    one.boosting = forest.boosting
+    np.testing.assert_allclose(feature_importances(one), want / want.sum(), rtol=1e-9)
+    with pytest.raises(ValueError, match="importance_type"):
+        feature_importances(forest, "cover")

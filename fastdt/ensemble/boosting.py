@@ -34,7 +34,7 @@ from ._losses import LOSSES, get_loss, quantile_of
 from .forest import Forest
 
 __all__ = ["fit_boosting", "decision_function", "staged_decision_function", "boosted_values",
-           "validate_boosting"]
+           "feature_importances", "validate_boosting"]
 
 _MIN_HESSIAN = 1e-3  # of a leaf (scikit-learn's min_hessian_to_split)
 _TINY_HESSIAN = 1e-16  # a row's hessian is floored to this (saturated probabilities)
@@ -501,6 +501,28 @@ def staged_values(forest, X, estimator_name=None):
     for raw in staged_decision_function(forest, X, estimator_name):
         out = loss.link(raw[:, None] if raw.ndim == 1 else raw)
         yield out if out.ndim == 2 else out[:, None]
+
+
+def feature_importances(forest, importance_type="gain"):
+    """Feature importances of a boosted model, normalised to sum to one (all zeros when
+    no tree splits): ``"gain"``, the total Newton gain ``G_L^2/H_L + G_R^2/H_R - G^2/H``
+    of each feature's splits over all the trees (the weighted decrease of the trees'
+    squared error on ``-g/h``); ``"split"``, how many splits use each feature (LightGBM's
+    two kinds)."""
+    from ..inspection import impurity_importances
+
+    if importance_type not in ("gain", "split"):
+        raise ValueError(f"importance_type={importance_type!r} must be 'gain' or 'split'")
+    total = np.zeros(forest.n_features)
+    for t in forest.trees():
+        if t.node_count <= 1:
+            continue
+        if importance_type == "gain":
+            total += impurity_importances(t, normalize=False) * t.weighted_n_node_samples[0]
+        else:
+            total += np.bincount(t.feature[t.feature >= 0], minlength=forest.n_features)
+    s = total.sum()
+    return total / s if s > 0 else total
 
 
 # ------------------------------------------------------------------ the format

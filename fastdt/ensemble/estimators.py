@@ -490,15 +490,11 @@ class _BaseBoosting(_BaseForest):
     @property
     def feature_importances_(self):
         """Total gain of each feature's splits over all the trees, normalised to sum to
-        one (the weighted decrease of the trees' squared error on ``-g/h``, which is
-        the Newton gain ``G_L^2/H_L + G_R^2/H_R - G^2/H``)."""
-        trees = self._check_fitted().trees()
-        total = np.zeros(self.n_features_in_)
-        for t in trees:
-            if t.node_count > 1:
-                total += impurity_importances(t, normalize=False) * t.weighted_n_node_samples[0]
-        s = total.sum()
-        return total / s if s > 0 else total
+        one (:func:`fastdt.ensemble.boosting.feature_importances`; its
+        ``importance_type="split"`` counts the splits)."""
+        from .boosting import feature_importances
+
+        return feature_importances(self._check_fitted(), "gain")
 
 
 class GradientBoostingClassifier(_Classifier, _BaseBoosting):
