@@ -9,7 +9,10 @@ splits back to the splitter, which moves its rows. Two growth orders share it:
   node that can split does. Node ids come out breadth-first.
 * **best-first** (``max_leaf_nodes``): as scikit-learn's ``BestFirstTreeBuilder``, the
   open node with the largest impurity decrease is split next (ties: the smaller id),
-  until ``max_leaf_nodes - 1`` splits are made; ids are renumbered breadth-first.
+  until ``max_leaf_nodes - 1`` splits are made; ids are renumbered breadth-first. A
+  splitter with ``batch_best_first`` (the histogram one) grows the same tree in a few
+  batches instead of one split at a time (:func:`_grow_batched`), when every node scans
+  every feature (feature sampling is seeded by node ids, which batches change).
 
 The stopping rules are scikit-learn's, in the same order: a node is a leaf if
 ``depth >= max_depth``, ``n < min_samples_split``, ``n < 2 * min_samples_leaf``,
@@ -235,6 +238,23 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     open_ = root[_can_split(nodes, root, limits)]
     w_total = w[0]
     best_first = max_leaf_nodes > 0
+    # batches change the order nodes are made in, so the ids that seed feature sampling:
+    # only when every node scans every feature
+    if (best_first and getattr(splitter, "batch_best_first", False)
+            and max_features >= splitter.n_features and splitter.feature_pool is None):
+        def scan(ids):
+            ok = _candidates(splitter, nodes, ids, rng, max_features, w_total,
+                             min_impurity_decrease, weigh)
+            splitter.release(ids[~ok])
+
+        def expand(ids):
+            splitter.make_room(ids, nodes)
+            kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf)
+            splitter.split(ids, part, kids, nodes)
+            return kids
+
+        _grow_batched(splitter, nodes, open_, max_leaf_nodes - 1, scan, expand)
+        return _renumber_bfs(*nodes.output())
     heap = []
     n_splits = 0
     while True:
@@ -261,6 +281,66 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     if best_first:
         out = _renumber_bfs(*out)
     return out
+
+
+def _grow_batched(splitter, nodes, open_, budget, scan, expand):
+    """Best-first growth in batches, the same tree as one split at a time.
+
+    Splitting one node per step costs a pass of the Python driver per split (254 for a
+    255-leaf tree). Here each step replays the one-at-a-time process on what is known
+    (:func:`_replay`: the heap of candidate gains, ties by the ids that process would
+    give) and expands, in one batch, the first half of the nodes it pops that have not
+    been split yet: the first of them is certain, the others are split on speculation
+    (the children of the first may outrank them; the first half rarely is wrong: on
+    255-leaf boosting trees about 1 node in 200 is split in vain, against 1 in 3 when
+    every popped node is split, for a few more batches: about 18 batches a tree). When
+    no unsplit node is popped within ``budget`` splits, the replay is the one-at-a-time
+    process; the split nodes it does not pop are leaves again (their rows are one range
+    whatever the partition inside it did; their children's histograms are released)
+    and drop out with the renumbering."""
+    while True:
+        if open_.shape[0]:
+            scan(open_)
+        chosen, todo = _replay(nodes, budget)
+        if not todo.shape[0]:
+            break
+        open_ = expand(todo[: (todo.shape[0] + 1) // 2])
+    split = np.flatnonzero(nodes.feature[: nodes.count] != LEAF)
+    undo = np.setdiff1d(split, chosen)
+    if undo.shape[0]:
+        kids = np.concatenate([nodes.left[undo], nodes.right[undo]])
+        splitter.release(kids)
+        nodes.feature[undo] = nodes.left[undo] = nodes.right[undo] = LEAF
+        nodes.threshold[undo] = np.nan
+        nodes.missing_go_left[undo] = 0
+        nodes.cat[undo] = 0
+        nodes.sur[undo] = 0
+
+
+def _replay(nodes, budget):
+    """The one-at-a-time best-first process on the known candidates: ``(chosen, todo)``,
+    the split nodes it pops within ``budget`` pops, and the popped nodes not split yet
+    (their children unknown, each counts as one pop). Heap keys are ``(-gain, id)`` with
+    the ids that process gives (children numbered as they are made), so ties break as
+    there."""
+    c_feature = nodes.c_feature[: nodes.count].tolist()
+    c_gain = nodes.c_gain[: nodes.count].tolist()
+    feature = nodes.feature[: nodes.count].tolist()
+    left, right = nodes.left[: nodes.count].tolist(), nodes.right[: nodes.count].tolist()
+    heap = [(-c_gain[0], 0, 0)] if c_feature[0] >= 0 else []
+    chosen, todo = [], []
+    next_id = 1
+    while heap and len(chosen) + len(todo) < budget:
+        node = heapq.heappop(heap)[2]
+        if feature[node] == LEAF:
+            todo.append(node)
+            continue
+        chosen.append(node)
+        for kid in (left[node], right[node]):
+            if c_feature[kid] >= 0:
+                heapq.heappush(heap, (-c_gain[kid], next_id, kid))
+            next_id += 1
+    return np.array(chosen, dtype=np.int64), np.array(todo, dtype=np.int64)
 
 
 def _can_split(nodes, ids, limits):

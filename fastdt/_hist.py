@@ -71,6 +71,7 @@ class HistSplitter:
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
+    batch_best_first = True  # best-first growth in batches (fastdt._grow._grow_batched)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
                  bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None):

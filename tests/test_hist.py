@@ -198,6 +198,71 @@ def test_pool_exhaustion_falls_back_to_building_from_rows(monkeypatch):
     assert_identical(tight, full)
 
 
+# --------------------------------------------------------------------- best-first batches
+
+
+def _one_split_at_a_time(monkeypatch, fit):
+    import fastdt._hist
+
+    monkeypatch.setattr(fastdt._hist.HistSplitter, "batch_best_first", False)
+    tree = fit()
+    monkeypatch.undo()
+    return tree
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("leaves", [2, 3, 10, 64])
+def test_best_first_in_batches_is_the_one_split_at_a_time_tree(monkeypatch, seed, leaves):
+    """Batches (speculative splits, undone when the replay does not pick them) grow the
+    tree of one split at a time: missing values, categories, weights, depth and
+    min_impurity_decrease limits, monotonic constraints, regression and classes."""
+    import fastdt._grow
+
+    rng = np.random.default_rng(seed)
+    n = 1500
+    X = rng.standard_normal((n, 5))
+    X[:, 4] = rng.integers(0, 6, n)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    z = np.nan_to_num(X)
+    y = np.digitize(z[:, 0] + z[:, 1] * z[:, 2] + (z[:, 4] % 3) + rng.normal(size=n), [0, 1.5])
+    yr = z[:, 0] * 2 + np.sin(3 * z[:, 1]) + (z[:, 4] == 2) + 0.3 * rng.normal(size=n)
+    w = rng.uniform(0.5, 2.0, n)
+    cases = [
+        (y, dict()),
+        (y, dict(sample_weight=w, max_depth=4, categorical_features=[4])),
+        (yr, dict(min_impurity_decrease=1e-3, categorical_features=[4])),
+        (yr, dict(sample_weight=w, monotonic_cst=[1, 0, 0, 0, 0], min_samples_leaf=15)),
+    ]
+    calls = []
+    real = fastdt._grow._grow_batched
+    monkeypatch.setattr(fastdt._grow, "_grow_batched",
+                        lambda *a: calls.append(1) or real(*a))
+    for target, kw in cases:
+        def fit(target=target, kw=kw):
+            return fastdt.fit(X, target, splitter="hist", max_leaf_nodes=leaves, **kw)
+
+        batched = fit()
+        assert calls, "the batched growth did not run"
+        calls.clear()
+        one = _one_split_at_a_time(monkeypatch, fit)
+        assert_identical(batched, one)
+        np.testing.assert_array_equal(batched.cat_offset, one.cat_offset)
+        np.testing.assert_array_equal(batched.cat_bitsets, one.cat_bitsets)
+        assert not calls
+        monkeypatch.setattr(fastdt._grow, "_grow_batched",
+                            lambda *a: calls.append(1) or real(*a))
+
+
+def test_best_first_with_feature_sampling_is_one_split_at_a_time(monkeypatch):
+    """Feature sampling is seeded by node ids, which batches would change: such trees
+    grow one split at a time."""
+    import fastdt._grow
+
+    X, y, _ = coarse_data(n=800, seed=3)
+    monkeypatch.setattr(fastdt._grow, "_grow_batched", None)  # would fail if called
+    fastdt.fit(X, y, splitter="hist", max_leaf_nodes=12, max_features=2, random_state=0)
+
+
 # --------------------------------------------------------------------- Dataset and API
 
 
