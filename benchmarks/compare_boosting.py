@@ -39,17 +39,6 @@ def _installed(module):
     return importlib.util.find_spec(module) is not None
 
 
-def _synthetic(rows):
-    import numpy as np
-    from sklearn.datasets import make_classification
-
-    X, y = make_classification(n_samples=rows, n_features=20, n_informative=10,
-                               random_state=0)
-    X = X.astype(np.float32)
-    cut = int(0.8 * rows)
-    return X[:cut], y[:cut], X[cut:], y[cut:]
-
-
 def _model(name, threads, rounds, leaves=255, min_leaf=20, xgb_depth=8, task="clf"):
     """An unfitted model of library ``name`` (``task``: "clf" or "reg")."""
     if name == "fastdt":
@@ -88,9 +77,10 @@ def _worker(name, rows, rounds, threads, repeat):
 
     sys.path.insert(0, _HERE)
     import common
+    from hist_accuracy import synthetic  # the make_classification split of the issue
 
     common.set_threads(threads)
-    Xtr, ytr, Xte, yte = _synthetic(rows)
+    Xtr, ytr, Xte, yte = synthetic(rows)
     if name == "fastdt":  # the kernels compiled (or loaded) before the clock starts
         _model(name, threads, 2).fit(Xtr[:3000], ytr[:3000]).predict_proba(Xte[:100])
     fits = []

@@ -13,9 +13,10 @@ from .inspection import explain
 from .plot import plot_tree
 from .tree import Tree, TreeArrays, load
 from .ensemble import (
-    BaggingClassifier, BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor, Forest,
-    GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
-    RandomForestRegressor, fit_boosting, fit_forest, predict_quantiles,
+    AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier, BaggingRegressor,
+    ExtraTreesClassifier, ExtraTreesRegressor, Forest, GradientBoostingClassifier,
+    GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor, fit_adaboost,
+    fit_boosting, fit_forest, predict_quantiles,
 )
 from ._warmup import warmup
 from . import rules
@@ -26,7 +27,8 @@ __all__ = [
     "Forest", "fit_boosting", "fit_forest", "predict_quantiles", "RandomForestClassifier",
     "RandomForestRegressor",
     "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
-    "GradientBoostingClassifier", "GradientBoostingRegressor",
+    "GradientBoostingClassifier", "GradientBoostingRegressor", "AdaBoostClassifier",
+    "AdaBoostRegressor", "fit_adaboost",
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
     "ExtraTreeRegressor", "LEAF",
     "NumericLookingColumnWarning", "Tree", "TreeArrays",

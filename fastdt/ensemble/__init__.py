@@ -1,4 +1,4 @@
-"""Ensembles of trees over the shared engine: forests and gradient boosting.
+"""Ensembles of trees over the shared engine: forests, gradient boosting and AdaBoost.
 
 * :mod:`fastdt.ensemble.forest`: the :class:`Forest` format (every tree's arrays
   concatenated, per-tree offsets; save/load validated).
@@ -7,26 +7,31 @@
 * :mod:`fastdt.ensemble.boosting`: :func:`fit_boosting` (gradient boosting with Newton
   leaves on the histogram engine; a boosted model is a Forest), its losses in
   :mod:`fastdt.ensemble._losses`.
+* :mod:`fastdt.ensemble.adaboost`: :func:`fit_adaboost` (SAMME and AdaBoost.R2 over any
+  fastdt tree; a boosted Forest, or a Forest of weighted-median trees).
 * :mod:`fastdt.ensemble.kernels`: public ``@njit`` kernels over a forest.
 * :mod:`fastdt.ensemble.inspection`: out-of-bag permutation importance.
 * :mod:`fastdt.ensemble._quantiles`: quantile regression forests (the leaves' training
   rows, weighted quantiles).
 * :mod:`fastdt.ensemble.estimators`: ``RandomForestClassifier``,
   ``RandomForestRegressor``, ``ExtraTreesClassifier``, ``ExtraTreesRegressor``,
-  ``BaggingClassifier``, ``BaggingRegressor``.
+  ``BaggingClassifier``, ``BaggingRegressor``, ``GradientBoostingClassifier``,
+  ``GradientBoostingRegressor``, ``AdaBoostClassifier``, ``AdaBoostRegressor``.
 """
 
 from .api import fit_forest, predict_quantiles
+from .adaboost import fit_adaboost
 from .boosting import fit_boosting
 from .estimators import (
-    BaggingClassifier, BaggingRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
-    GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
-    RandomForestRegressor,
+    AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier, BaggingRegressor,
+    ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier,
+    GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
 )
 from .forest import Forest
 from .inspection import oob_permutation_importance
 
-__all__ = ["Forest", "fit_boosting", "fit_forest", "predict_quantiles",
+__all__ = ["Forest", "fit_adaboost", "fit_boosting", "fit_forest", "predict_quantiles",
            "oob_permutation_importance", "RandomForestClassifier", "RandomForestRegressor",
            "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier",
-           "BaggingRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor"]
+           "BaggingRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor",
+           "AdaBoostClassifier", "AdaBoostRegressor"]

@@ -369,11 +369,19 @@ def _blocks(forest, X, estimator_name=None):
 def forest_values(forest, X, estimator_name=None):
     """The mean of the trees' leaf values for every row of ``X`` (float64 [n,
     n_values]): class fractions, or regression means; a boosted forest's probabilities
-    or predictions (:func:`fastdt.ensemble.boosting.boosted_values`)."""
+    or predictions (:func:`fastdt.ensemble.boosting.boosted_values`; SAMME's:
+    :func:`fastdt.ensemble.adaboost.samme_values`); an AdaBoost.R2 forest's weighted
+    median (:func:`fastdt.ensemble.adaboost.weighted_median_values`)."""
     if getattr(forest, "boosting", None) is not None:
+        from . import adaboost
         from .boosting import boosted_values
 
-        return boosted_values(forest, X, estimator_name)
+        values = adaboost.samme_values if adaboost.is_samme(forest.boosting) else boosted_values
+        return values(forest, X, estimator_name)
+    if getattr(forest, "tree_weights", None) is not None:
+        from .adaboost import weighted_median_values
+
+        return weighted_median_values(forest, X, estimator_name)
     return tree_mean(forest, X, estimator_name)
 
 

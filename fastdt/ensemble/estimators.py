@@ -9,7 +9,8 @@ too. ``BaggingClassifier``/``BaggingRegressor``: bagging of any fastdt tree esti
 (scikit-learn's ``Bagging*`` parameters), the same forest with the tree's parameters.
 ``GradientBoostingClassifier``/``GradientBoostingRegressor``: gradient boosting
 (:func:`fastdt.fit_boosting`) with the parameter names of scikit-learn's
-``HistGradientBoosting*``.
+``HistGradientBoosting*``. ``AdaBoostClassifier``/``AdaBoostRegressor``: AdaBoost (SAMME,
+AdaBoost.R2) of a fastdt tree (:func:`fastdt.fit_adaboost`), scikit-learn's ``AdaBoost*``.
 """
 
 import numpy as np
@@ -20,7 +21,8 @@ from .api import fit_forest
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
            "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
-           "GradientBoostingClassifier", "GradientBoostingRegressor"]
+           "GradientBoostingClassifier", "GradientBoostingRegressor", "AdaBoostClassifier",
+           "AdaBoostRegressor"]
 
 
 class _BaseForest(_BaseEstimator):
@@ -643,3 +645,177 @@ class GradientBoostingRegressor(_Regressor, _BaseBoosting):
             yield values[:, 0]
 
 
+# ---------------------------------------------------------------------- AdaBoost
+
+
+class _BaseAdaBoost(_BaseForest):
+    """AdaBoost of a fastdt tree (:func:`fastdt.fit_adaboost`) with the parameters of
+    scikit-learn's ``AdaBoost*``; the fitted model is a Forest (``forest_``)."""
+
+    def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0,
+                 random_state=None):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.random_state = random_state
+
+    def _tree_estimator(self):
+        from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
+
+        if self.estimator is not None:
+            return self.estimator
+        if self._task == "classification":  # scikit-learn's base trees
+            return DecisionTreeClassifier(max_depth=1)
+        return DecisionTreeRegressor(max_depth=3)
+
+    def _input_kinds(self):
+        tree = self._tree_estimator()  # sparse X: as the base tree takes it
+        return False, (getattr(tree, "missing", None) == "learn"
+                       and getattr(tree, "criterion", None) != "absolute_error")
+
+    def _tree_params(self):
+        from ..estimators import DecisionTreeClassifier, DecisionTreeRegressor
+
+        want = DecisionTreeClassifier if self._task == "classification" else DecisionTreeRegressor
+        est = self._tree_estimator()
+        if not isinstance(est, want):
+            raise TypeError(f"{type(self).__name__} boosts fastdt trees: estimator must be "
+                            f"None or a fastdt {want.__name__}, got {type(est).__name__}")
+        tp = est.get_params(deep=False)
+        tp.pop("random_state")  # every round draws its tree's seed from random_state
+        return tp
+
+    def _fit(self, X, y, sample_weight, loss="linear"):
+        from .adaboost import fit_adaboost
+
+        self._require_y(y)
+        forest = fit_adaboost(X, y, task=self._task, n_estimators=self.n_estimators,
+                              learning_rate=self.learning_rate, tree_params=self._tree_params(),
+                              loss=loss, sample_weight=sample_weight,
+                              random_state=self.random_state)
+        self.forest_ = forest
+        self._fitted_attributes(forest)
+        self.estimator_ = self._tree_estimator()
+        self.estimator_weights_ = np.array(forest.params["estimator_weights"])
+        self.estimator_errors_ = np.array(forest.params["estimator_errors"])
+        return forest
+
+    @property
+    def feature_importances_(self):
+        """The mean of the trees' normalised impurity importances weighted by their
+        estimator weights (scikit-learn's definition)."""
+        trees = self._check_fitted().trees()
+        w = self.estimator_weights_[: len(trees)]
+        total = sum(wt * impurity_importances(t) for wt, t in zip(w, trees))
+        return total / w.sum() if w.sum() > 0 else total
+
+
+class AdaBoostClassifier(_Classifier, _BaseAdaBoost):
+    """AdaBoost (SAMME, multiclass) of a fastdt tree classifier: scikit-learn's
+    ``AdaBoostClassifier``, the same estimator weights and predictions for the same
+    deterministic base trees (:mod:`fastdt.ensemble.adaboost`).
+
+    Parameters
+    ----------
+    estimator : None or fastdt DecisionTreeClassifier
+        The base tree (its parameters grow every tree); None:
+        ``DecisionTreeClassifier(max_depth=1)``, a stump. Its ``random_state`` is
+        replaced by one drawn per round from ``random_state``.
+    n_estimators, learning_rate, random_state
+        As scikit-learn's (:func:`fastdt.fit_adaboost`).
+
+    Attributes
+    ----------
+    forest_ : fastdt.ensemble.Forest
+        The boosted model (``forest_.boosting["loss"] == "samme"``).
+    estimators_ : list of fastdt.Tree
+        The trees, as score trees (each node's SAMME vote for its class).
+    estimator_, estimator_weights_, estimator_errors_, classes_, n_classes_,
+    n_features_in_, feature_names_in_, feature_importances_
+    """
+
+    _task = "classification"
+    _estimator_type = "classifier"
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost trees on ``(X, y)``; returns ``self``."""
+        forest = self._fit(X, y, sample_weight)
+        self.classes_ = forest.classes
+        self.n_classes_ = int(forest.classes.shape[0])
+        return self
+
+    def decision_function(self, X):
+        """The weighted votes of the trees, normalised by the sum of their weights:
+        ``(n_samples,)`` for two classes (positive: ``classes_[1]``), else
+        ``(n_samples, n_classes)``."""
+        from .adaboost import decision_function
+
+        return decision_function(self._check_fitted(), X, type(self).__name__)
+
+    def _labels(self, decision):
+        if decision.ndim == 1:
+            return self.classes_[(decision > 0).astype(np.intp)]
+        return self.classes_[np.argmax(decision, axis=1)]
+
+    def predict(self, X):
+        """The class of the largest :meth:`decision_function` (binary: its sign)."""
+        return self._labels(self.decision_function(X))
+
+    def staged_decision_function(self, X):
+        """:meth:`decision_function` of the first 1, 2, ... trees (a generator)."""
+        from .adaboost import staged_decision_function
+
+        return staged_decision_function(self._check_fitted(), X, type(self).__name__)
+
+    def staged_predict(self, X):
+        """:meth:`predict` of the first 1, 2, ... trees (a generator)."""
+        for decision in self.staged_decision_function(X):
+            yield self._labels(decision)
+
+    def staged_predict_proba(self, X):
+        """:meth:`predict_proba` of the first 1, 2, ... trees (a generator)."""
+        from .adaboost import staged_proba
+
+        return staged_proba(self._check_fitted(), X, type(self).__name__)
+
+
+class AdaBoostRegressor(_Regressor, _BaseAdaBoost):
+    """AdaBoost.R2 of a fastdt tree regressor: scikit-learn's ``AdaBoostRegressor``
+    (weighted bootstrap samples drawn as it draws them; the weighted median of the
+    trees), the same estimator weights and predictions for the same int
+    ``random_state`` and deterministic base trees (:mod:`fastdt.ensemble.adaboost`).
+
+    Parameters
+    ----------
+    estimator : None or fastdt DecisionTreeRegressor
+        The base tree; None: ``DecisionTreeRegressor(max_depth=3)``.
+    n_estimators, learning_rate, loss, random_state
+        As scikit-learn's (:func:`fastdt.fit_adaboost`).
+
+    Attributes
+    ----------
+    forest_ : fastdt.ensemble.Forest
+        The trees and their weights (``forest_.tree_weights``).
+    estimators_, estimator_, estimator_weights_, estimator_errors_, n_features_in_,
+    feature_names_in_, feature_importances_
+    """
+
+    _task = "regression"
+    _estimator_type = "regressor"
+
+    def __init__(self, estimator=None, *, n_estimators=50, learning_rate=1.0, loss="linear",
+                 random_state=None):
+        super().__init__(estimator, n_estimators=n_estimators, learning_rate=learning_rate,
+                         random_state=random_state)
+        self.loss = loss
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost trees on ``(X, y)``; returns ``self``."""
+        self._fit(X, y, sample_weight, loss=self.loss)
+        return self
+
+    def staged_predict(self, X):
+        """:meth:`predict` of the first 1, 2, ... trees (a generator)."""
+        from .adaboost import staged_predict
+
+        return staged_predict(self._check_fitted(), X, type(self).__name__)

@@ -9,7 +9,9 @@ n_trees + 1]``): tree ``i``'s ``field`` is ``field[offsets[k, i]:offsets[k, i + 
 criterion, the parameters of their fit) plus how they combine: the mean of the trees'
 leaf values (class fractions or regression means), as scikit-learn's forests; or, for a
 boosted model (:mod:`fastdt.ensemble.boosting`), their sum plus a starting score, through
-the loss's link (``Forest.boosting``).
+the loss's link (``Forest.boosting``; AdaBoost's SAMME is one, with the link ``"samme"``);
+or, for AdaBoost.R2 (:mod:`fastdt.ensemble.adaboost`), the weighted median of the trees'
+predictions (``Forest.tree_weights``).
 """
 
 import json
@@ -64,6 +66,10 @@ class Forest:
         #: scores (one value column per class for multiclass log-loss), summed. None: a
         #: forest.
         self.boosting = None
+        #: AdaBoost.R2 (:mod:`fastdt.ensemble.adaboost`): every tree's weight (float64
+        #: [n_trees]); the forest predicts the weighted median of its trees' values.
+        #: None: the mean (or, boosted, the sum).
+        self.tree_weights = None
         #: Quantile regression forests: the training rows of every leaf (None unless
         #: fitted with ``leaf_samples=True``; :mod:`fastdt.ensemble._quantiles`).
         self.leaf_samples = None
@@ -151,6 +157,8 @@ class Forest:
 
     def __repr__(self):
         kind = "" if self.boosting is None else f"boosting={self.boosting['loss']!r}, "
+        if getattr(self, "tree_weights", None) is not None:
+            kind = "combine='weighted_median', "
         return (f"Forest({kind}task={self.task!r}, n_trees={self.n_trees}, "
                 f"n_features={self.n_features}, node_count={self.node_count})")
 
@@ -163,6 +171,8 @@ class Forest:
 
             meta.update(combine="sum", boosting=dict(
                 self.boosting, task=self.task, classes=_encode_classes(self.classes)))
+        if getattr(self, "tree_weights", None) is not None:
+            meta.update(combine="weighted_median", tree_weights=self.tree_weights.tolist())
         return meta
 
     def save(self, path, compress=True):
@@ -199,9 +209,15 @@ class Forest:
         self._trees = None
         self._steps = {}
         if getattr(self, "boosting", None) is not None:
+            from . import adaboost
             from .boosting import validate_boosting
 
-            validate_boosting(self)
+            (adaboost.validate_samme if adaboost.is_samme(self.boosting)
+             else validate_boosting)(self)
+        if getattr(self, "tree_weights", None) is not None:
+            from .adaboost import validate_tree_weights
+
+            validate_tree_weights(self)
         for i in range(self.n_trees):
             try:
                 self.tree(i).validate()
@@ -257,16 +273,25 @@ def forest_from_contents(contents, where):
     first["__meta__"] = np.array(json.dumps(tree_meta))
     t0 = _from_contents(first, where)  # checks the metadata and the first tree
     task, classes, n_outputs, boosting = t0.task, t0.classes, t0.n_outputs, None
-    if meta.get("combine", "mean") != "mean" or "boosting" in meta:
+    tree_weights = None
+    if meta.get("combine") == "weighted_median":  # AdaBoost.R2
+        from .adaboost import tree_weights_from_meta
+
+        tree_weights = tree_weights_from_meta(meta, where)
+    elif meta.get("combine", "mean") != "mean" or "boosting" in meta:
+        from . import adaboost
         from .boosting import boosting_from_meta
 
-        task, classes, boosting = boosting_from_meta(meta, where)
+        read = (adaboost.samme_from_meta if adaboost.is_samme(meta.get("boosting"))
+                else boosting_from_meta)
+        task, classes, boosting = read(meta, where)
         n_outputs = 1
     forest = Forest({name: contents[name] for name in FIELDS}, off, task=task,
                     n_features=t0.n_features, classes=classes, n_outputs=n_outputs,
                     feature_names=t0.feature_names, categories=t0.categories,
                     criterion=t0.criterion, params=meta["params"])
     forest.boosting = boosting
+    forest.tree_weights = tree_weights
     leaf = {k: contents.get(f"__leaf_{k}__") for k in ("ptr", "rows", "weight", "y")}
     present = [v is not None for v in leaf.values()]
     if any(present):
