@@ -3,7 +3,8 @@
 * ``demo``: fit a tree on generated data (no download) and print its rules, held-out
   accuracy and timings;
 * ``fit DATA.csv --target COL --out model.npz``: fit a tree (``--n-estimators``: a
-  forest; ``--boost``: gradient boosting) on a CSV file and save it;
+  forest; ``--boost``: gradient boosting; ``--adaboost``: AdaBoost) on a CSV file and
+  save it;
 * ``predict model.npz DATA.csv [--out predictions.csv] [--proba]``: predict with a
   saved tree;
 * ``warmup [GROUP ...]``: compile every kernel (or a group's) ahead of time, with a
@@ -140,10 +141,16 @@ def build_parser():
         "--min-samples-leaf 20 by default, no early stopping)")
     boost.add_argument("--boost", type=_positive_int, metavar="ROUNDS",
                        help="fit gradient boosting with this many rounds")
-    boost.add_argument("--learning-rate", type=float, metavar="F", default=0.1)
+    boost.add_argument("--adaboost", type=_positive_int, metavar="ROUNDS",
+                       help="fit AdaBoost (SAMME; regression: AdaBoost.R2) with at most "
+                       "this many trees (stumps; regression: depth 3; the tree options "
+                       "apply to them)")
+    boost.add_argument("--learning-rate", type=float, metavar="F",
+                       help="default: 0.1 (--boost), 1.0 (--adaboost)")
     boost.add_argument("--loss", metavar="LOSS", default="auto",
-                       help="log_loss (classification); squared_error, absolute_error, "
-                       "quantile, huber, poisson, gamma, tweedie (regression)")
+                       help="--boost: log_loss (classification); squared_error, "
+                       "absolute_error, quantile, huber, poisson, gamma, tweedie "
+                       "(regression); --adaboost (regression): linear, square, exponential")
     boost.add_argument("--quantile", type=float, metavar="Q",
                        help="the quantile of --loss quantile (or huber's delta)")
     fit_p.set_defaults(run=_cmd_fit)
@@ -316,8 +323,13 @@ def _cmd_fit(args):
     if X.shape[1] == 0:
         raise _InputError(f"{args.data} has no feature columns besides {args.target!r}")
     y = df[args.target]
+    if args.boost is not None and args.adaboost is not None:
+        raise _InputError("--boost and --adaboost are two models: give one")
     if args.boost is not None:
         return _fit_boosting(args, X, y)
+    if args.adaboost is None and (args.learning_rate is not None or args.loss != "auto"
+                                  or args.quantile is not None):
+        raise _InputError("--learning-rate, --loss and --quantile need --boost or --adaboost")
     params = dict(
         task=args.task, criterion=args.criterion, max_depth=args.max_depth,
         min_samples_leaf=1 if args.min_samples_leaf is None else args.min_samples_leaf,
@@ -329,6 +341,8 @@ def _cmd_fit(args):
     if args.max_features is not None:
         params["max_features"] = args.max_features
     start = time.perf_counter()
+    if args.adaboost is not None:
+        return _fit_adaboost(args, X, y, params)
     if args.n_estimators is not None:  # a forest
         from .ensemble import fit_forest
 
@@ -376,7 +390,8 @@ def _fit_boosting(args, X, y):
         raise _InputError(f"{', '.join(tree_only)}: not an option of --boost (its trees are "
                           "histogram trees of gradients)")
     params = dict(task=args.task, loss=args.loss, quantile=args.quantile,
-                  learning_rate=args.learning_rate, max_depth=args.max_depth,
+                  learning_rate=0.1 if args.learning_rate is None else args.learning_rate,
+                  max_depth=args.max_depth,
                   max_leaf_nodes=31 if args.max_leaf_nodes is None else args.max_leaf_nodes,
                   min_samples_leaf=20 if args.min_samples_leaf is None
                   else args.min_samples_leaf, random_state=args.random_state,
@@ -391,6 +406,27 @@ def _fit_boosting(args, X, y):
     print(f"{model.task} gradient boosting ({model.boosting['loss']}) on {X.shape[0]} rows x "
           f"{X.shape[1]} features: {model.n_trees} trees, {model.node_count} nodes, {score}, "
           f"fit {seconds:.3f} s; saved to {out}")
+    return 0
+
+
+def _fit_adaboost(args, X, y, params):
+    from .ensemble import fit_adaboost
+
+    if args.n_estimators is not None or args.quantile is not None:
+        raise _InputError("--n-estimators and --quantile are not options of --adaboost")
+    tree_params = {k: v for k, v in params.items()
+                   if k not in ("task", "random_state") and (k != "max_depth" or v is not None)}
+    start = time.perf_counter()
+    model = fit_adaboost(X, y, task=args.task, n_estimators=args.adaboost,
+                         learning_rate=1.0 if args.learning_rate is None else args.learning_rate,
+                         loss="linear" if args.loss == "auto" else args.loss,
+                         tree_params=tree_params, random_state=args.random_state)
+    seconds = time.perf_counter() - start
+    out, score = _save_and_score(model, args.out, X, y)
+    kind = "SAMME" if model.task == "classification" else "AdaBoost.R2"
+    print(f"{model.task} AdaBoost ({kind}) on {X.shape[0]} rows x {X.shape[1]} features: "
+          f"{model.n_trees} trees, {model.node_count} nodes, {score}, fit {seconds:.3f} s; "
+          f"saved to {out}")
     return 0
 
 

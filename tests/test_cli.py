@@ -456,3 +456,35 @@ def test_fit_and_predict_gradient_boosting(capsys, clf_csv, reg_csv, tmp_path):
                      "--boost", 5, "--criterion", "squared_error"), "not an option of --boost")
     assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
                      "--boost", 5, "--loss", "quantile"), "needs quantile")
+
+
+def test_fit_and_predict_adaboost(capsys, clf_csv, reg_csv, tmp_path):
+    model = tmp_path / "ab.npz"
+    code, out, err = run(capsys, "fit", clf_csv, "--target", "species", "--out", model,
+                         "--adaboost", 8, "--random-state", 0)
+    assert code == 0, err
+    assert "classification AdaBoost (SAMME)" in out
+    df = pd.read_csv(clf_csv)
+    X = df.drop(columns=["species"])
+    expect = fastdt.fit_adaboost(X, df["species"], n_estimators=8, random_state=0)
+    preds = tmp_path / "p.csv"
+    code, out, err = run(capsys, "predict", model, clf_csv, "--out", preds, "--proba")
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(),
+                               fastdt.predict_proba(expect, X))
+    code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--out",
+                         tmp_path / "r2", "--adaboost", 5, "--loss", "square", "--max-depth",
+                         2, "--random-state", 1, "--learning-rate", 0.5)
+    assert code == 0, err
+    assert "regression AdaBoost (AdaBoost.R2)" in out
+    r2 = fastdt.load(tmp_path / "r2.npz")
+    df = pd.read_csv(reg_csv)
+    expect = fastdt.fit_adaboost(df.drop(columns=["price"]), df["price"], n_estimators=5,
+                                 loss="square", learning_rate=0.5,
+                                 tree_params={"max_depth": 2}, random_state=1)
+    np.testing.assert_array_equal(r2.tree_weights, expect.tree_weights)
+    assert max(t.max_depth for t in r2.trees()) <= 2
+    assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
+                     "--adaboost", 5, "--boost", 5), "two models")
+    assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
+                     "--learning-rate", 0.3), "need --boost or --adaboost")
