@@ -238,30 +238,29 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     open_ = root[_can_split(nodes, root, limits)]
     w_total = w[0]
     best_first = max_leaf_nodes > 0
+    def scan(ids):  # the candidates of the open nodes ids; which of them have one
+        ok = _candidates(splitter, nodes, ids, rng, max_features, w_total,
+                         min_impurity_decrease, weigh)
+        splitter.release(ids[~ok])
+        return ok
+
+    def expand(ids):  # split the nodes ids; their children that can split
+        splitter.make_room(ids, nodes)
+        kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf)
+        splitter.split(ids, part, kids, nodes)
+        return kids
+
     # batches change the order nodes are made in, so the ids that seed feature sampling:
     # only when every node scans every feature
     if (best_first and getattr(splitter, "batch_best_first", False)
             and max_features >= splitter.n_features and splitter.feature_pool is None):
-        def scan(ids):
-            ok = _candidates(splitter, nodes, ids, rng, max_features, w_total,
-                             min_impurity_decrease, weigh)
-            splitter.release(ids[~ok])
-
-        def expand(ids):
-            splitter.make_room(ids, nodes)
-            kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf)
-            splitter.split(ids, part, kids, nodes)
-            return kids
-
         _grow_batched(splitter, nodes, open_, max_leaf_nodes - 1, scan, expand)
         return _renumber_bfs(*nodes.output())
     heap = []
     n_splits = 0
     while True:
         if open_.shape[0]:
-            ok = _candidates(splitter, nodes, open_, rng, max_features, w_total,
-                             min_impurity_decrease, weigh)
-            splitter.release(open_[~ok])
+            ok = scan(open_)
             if best_first:
                 for node in open_[ok]:
                     heapq.heappush(heap, (-nodes.c_gain[node], node))
@@ -274,9 +273,7 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
             if not to_split.shape[0]:
                 break
         n_splits += to_split.shape[0]
-        splitter.make_room(to_split, nodes)
-        open_, part = _split(nodes, to_split, limits, monotonic_cst, is_clf)
-        splitter.split(to_split, part, open_, nodes)
+        open_ = expand(to_split)
     out = nodes.output()
     if best_first:
         out = _renumber_bfs(*out)

@@ -55,6 +55,15 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def assert_cli_proba(capsys, model, csv, expect, X, tmp_path):
+    """``predict --proba`` of the saved ``model`` on ``csv`` writes ``expect``'s
+    probabilities of ``X``."""
+    preds = tmp_path / "p.csv"
+    code, out, err = run(capsys, "predict", model, csv, "--out", preds, "--proba")
+    assert code == 0, err
+    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(), fastdt.predict_proba(expect, X))
+
+
 def read_exact(path):
     """A CSV of floats, parsed by Python's float() (exact round trip of repr)."""
     return pd.read_csv(path, dtype=str).map(float)
@@ -410,11 +419,7 @@ def test_fit_and_predict_a_forest(capsys, clf_csv, tmp_path):
     expect = fastdt.fit_forest(df.drop(columns=["species"]), df["species"], n_estimators=7,
                                random_state=0, max_features=2)
     np.testing.assert_array_equal(forest.threshold, expect.threshold)
-    preds = tmp_path / "p.csv"
-    code, out, err = run(capsys, "predict", model, clf_csv, "--out", preds, "--proba")
-    assert code == 0, err
-    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(),
-                               fastdt.predict_proba(expect, df.drop(columns=["species"])))
+    assert_cli_proba(capsys, model, clf_csv, expect, df.drop(columns=["species"]), tmp_path)
 
 
 def test_extra_trees_regression_forest(capsys, reg_csv, tmp_path):
@@ -442,11 +447,7 @@ def test_fit_and_predict_gradient_boosting(capsys, clf_csv, reg_csv, tmp_path):
                                  max_leaf_nodes=7, random_state=0, early_stopping=False)
     model_back = fastdt.load(model)
     assert model_back.boosting == expect.boosting
-    preds = tmp_path / "p.csv"
-    code, out, err = run(capsys, "predict", model, clf_csv, "--out", preds, "--proba")
-    assert code == 0, err
-    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(),
-                               fastdt.predict_proba(expect, X))
+    assert_cli_proba(capsys, model, clf_csv, expect, X, tmp_path)
     code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--out",
                          tmp_path / "q", "--boost", 5, "--loss", "quantile", "--quantile", 0.8)
     assert code == 0, err
@@ -467,11 +468,7 @@ def test_fit_and_predict_adaboost(capsys, clf_csv, reg_csv, tmp_path):
     df = pd.read_csv(clf_csv)
     X = df.drop(columns=["species"])
     expect = fastdt.fit_adaboost(X, df["species"], n_estimators=8, random_state=0)
-    preds = tmp_path / "p.csv"
-    code, out, err = run(capsys, "predict", model, clf_csv, "--out", preds, "--proba")
-    assert code == 0, err
-    np.testing.assert_allclose(pd.read_csv(preds).to_numpy(),
-                               fastdt.predict_proba(expect, X))
+    assert_cli_proba(capsys, model, clf_csv, expect, X, tmp_path)
     code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--out",
                          tmp_path / "r2", "--adaboost", 5, "--loss", "square", "--max-depth",
                          2, "--random-state", 1, "--learning-rate", 0.5)
