@@ -27,14 +27,14 @@ import numpy as np
 
 from ._config import GAIN_RATIO, MAX_EXHAUSTIVE_GROUPS
 from ._jit import INLINE, JIT
-from ._criteria import node_weight, score_candidate
+from ._criteria import NO_REG, node_weight, score_candidate
 from ._sampling import uniform_draw
 
 
 @JIT
 def best_partition(
     g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+    min_samples_leaf, min_weight_leaf, keys, left, work, mask, reg,
 ):
     """Best left/right partition of ``m`` groups.
 
@@ -54,6 +54,9 @@ def best_partition(
         Scratch.
     mask : uint8 [>= m]
         Output: ``mask[j] = 1`` when group ``j`` goes left (valid when a split is found).
+    reg : (float, float)
+        L2 and L1 regularisation of the squared-error score (gradient boosting;
+        ``NO_REG`` elsewhere), as :func:`fastdt._criteria.score_candidate`.
 
     Returns
     -------
@@ -80,7 +83,7 @@ def best_partition(
                     for c in range(n_stats):
                         left[c] += g_stats[j, c]
             num, den = _score(left, nl, total, w_node, n_node, imp_node, is_clf, crit,
-                              min_samples_leaf, min_weight_leaf, work)
+                              min_samples_leaf, min_weight_leaf, work, reg)
             if num * best_den > best_num * den:
                 best_num, best_den, best_nl, best_code = num, den, nl, np.int64(code)
         if best_nl > 0:
@@ -100,7 +103,7 @@ def best_partition(
             for c in range(n_stats):
                 left[c] += g_stats[j, c]
             num, den = _score(left, nl, total, w_node, n_node, imp_node, is_clf, crit,
-                              min_samples_leaf, min_weight_leaf, work)
+                              min_samples_leaf, min_weight_leaf, work, reg)
             if num * best_den > best_num * den:
                 best_num, best_den, best_nl, best_code = num, den, nl, np.int64(o * m + i)
     if best_nl > 0:
@@ -166,7 +169,7 @@ def stable_argsort(keys, m):
 
 @INLINE
 def _score(left, nl, total, w_node, n_node, imp_node, is_clf, crit,
-           min_samples_leaf, min_weight_leaf, work):
+           min_samples_leaf, min_weight_leaf, work, reg):
     """``(num, den)`` of a candidate with left statistics ``left`` and ``nl`` rows, or
     ``(-inf, 1)`` when it leaves too few rows or too little weight on a side."""
     wl = node_weight(is_clf, left)
@@ -175,13 +178,13 @@ def _score(left, nl, total, w_node, n_node, imp_node, is_clf, crit,
             or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
         return -np.inf, 1.0
     return score_candidate(is_clf, crit, left, total, wl, wr, left[1] if not is_clf else 0.0,
-                           imp_node, work)
+                           imp_node, work, reg)
 
 
 @JIT
 def categorical_split(
     g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
-    min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
+    min_samples_leaf, min_weight_leaf, keys, left, work, mask, words, reg,
 ):
     """:func:`best_partition` of ``m`` groups with codes ``g_code`` (-1: the missing
     group), and the bitset of the left categories into ``words``.
@@ -193,7 +196,7 @@ def categorical_split(
         return -np.inf, 0, False
     proxy, nl = best_partition(
         g_stats, g_rows, m, total, w_node, n_node, imp_node, is_clf, crit,
-        min_samples_leaf, min_weight_leaf, keys, left, work, mask,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask, reg,
     )
     if nl > 0:
         set_bits(words, g_code, mask, m)
@@ -245,7 +248,8 @@ def random_partition(
             or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0):
         return -np.inf, 0, True
     sl = 0.0 if is_clf else left[1]
-    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
+                               NO_REG)
     set_bits(words, g_code, mask, m)
     return num / den, nl, True
 

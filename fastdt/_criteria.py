@@ -170,20 +170,40 @@ def proxy_regression(crit, sl, wl, sr, wr):
     return sl * math.log(sl / wl) + sr * math.log(sr / wr)
 
 
+NO_REG = (0.0, 0.0)  # no (lambda, alpha) regularisation: every tree but boosting's
+
+
 @INLINE
-def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work):
+def soft_threshold(s, alpha):
+    """``sign(s) max(|s| - alpha, 0)``: a sum of gradients under L1 regularisation."""
+    if s > alpha:
+        return s - alpha
+    if s < -alpha:
+        return s + alpha
+    return 0.0
+
+
+@INLINE
+def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work, reg):
     """Proxy of one split candidate as a fraction ``(num, den)`` with ``den > 0``.
 
     The one scoring rule of every splitter: candidate ``a`` beats ``b`` when
     ``num_a * den_b > num_b * den_a`` (for every criterion but gini ``den`` is 1, so
     this is ``num_a > num_b``). ``left``/``total`` are class counts (classification),
     ``sl`` the left sum of ``w*y`` and ``total[1]`` the node's (regression).
+    ``reg = (lambda, alpha)``: gradient boosting's L2 and L1 regularisation of the
+    squared-error score (:data:`NO_REG` elsewhere), ``T(S_L)^2 / (W_L + lambda) +
+    T(S_R)^2 / (W_R + lambda)`` with ``T(s) = sign(s) max(|s| - alpha, 0)`` (LightGBM's).
     """
     if is_clf:
         if crit == GINI:
             return gini_fraction(left, total, wl, wr)
         return proxy_classification(crit, left, total, wl, wr, parent_impurity, work), 1.0
-    return proxy_regression(crit, sl, wl, total[1] - sl, wr), 1.0
+    sr = total[1] - sl
+    if reg[1] > 0.0:
+        sl = soft_threshold(sl, reg[1])
+        sr = soft_threshold(sr, reg[1])
+    return proxy_regression(crit, sl, wl + reg[0], sr, wr + reg[0]), 1.0
 
 
 @JIT
@@ -206,11 +226,11 @@ def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper):
 
 @JIT
 def missing_right_score(is_clf, crit, total, miss, w_node, w_miss, min_weight_leaf, mono, f,
-                        lower, upper, imp_node, left, work):
+                        lower, upper, imp_node, left, work, reg):
     """The candidate "every present value left, the missing ones right" of every
     splitter, as a fraction ``(num, den)``: ``(-inf, 1)`` when a child is below
     ``min_weight_leaf`` or the split breaks a monotonic constraint (``mono`` None: none).
-    ``left`` and ``work`` are scratch."""
+    ``left`` and ``work`` are scratch; ``reg`` as :func:`score_candidate`."""
     for c in range(total.shape[0]):
         left[c] = total[c] - miss[c]
     wl = w_node - w_miss
@@ -220,7 +240,7 @@ def missing_right_score(is_clf, crit, total, miss, w_node, w_miss, min_weight_le
             or (mono is not None and mono[f] != 0 and not monotone_ok(
                 is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
         return -np.inf, 1.0
-    return score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    return score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work, reg)
 
 
 @INLINE

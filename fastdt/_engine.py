@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _input
 from ._config import ABSOLUTE_ERROR, CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, \
-    FORMAT_VERSION, MISSING_STRATEGIES, POISSON
+    FORMAT_VERSION, MISSING_STRATEGIES, POISSON, SQUARED_ERROR
 from .dataset import Dataset, check_max_bins
 from .tree import Tree, empty_extras
 
@@ -281,7 +281,7 @@ def _record(p, criterion, task, splitter, dataset):
 
 
 def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
-         min_weight_leaf=None):
+         min_weight_leaf=None, l2_regularization=0.0, l1_regularization=0.0):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
     ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
@@ -295,9 +295,22 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     forest tree's random subset of attributes); ``max_features`` then counts among
     them, as for a tree fitted on those columns alone. ``min_weight_leaf`` (None: as
     above) replaces the minimum weight of a leaf (gradient boosting's minimum hessian).
+    ``l2_regularization`` (lambda >= 0) and ``l1_regularization`` (alpha >= 0; histogram
+    squared-error trees of one output only) make a split's gain gradient boosting's
+    ``T(G_L)^2/(H_L+lambda) + T(G_R)^2/(H_R+lambda) - T(G)^2/(H+lambda)``, with the sums
+    ``G`` of ``w*y`` soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``.
     """
     from ._grow import grow as run_growth
 
+    for name, v in (("l2_regularization", l2_regularization),
+                    ("l1_regularization", l1_regularization)):
+        if not 0 <= v < np.inf:
+            raise ValueError(f"{name} must be >= 0 and finite, got {v!r}")
+    if (l2_regularization or l1_regularization) and (
+            prep.splitter != "hist" or prep.is_clf or prep.sparse is not None
+            or prep.crit != SQUARED_ERROR or prep.n_stats != 3):
+        raise ValueError("l2_regularization and l1_regularization apply to histogram "
+                         "squared-error trees of one output only")
     lim = prep.limits
     seed = prep.seed if seed is None else np.uint64(seed)
     if row_weights is not None:
@@ -348,6 +361,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
             codes = np.ascontiguousarray(ds.codes[:, prep.positive])
         splitter = HistSplitter(codes, target, weights, n_bins=ds.n_bins,
                                 bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono, **common)
+        splitter.reg = (float(l2_regularization), float(l1_regularization))
         max_surrogates = 0
     elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
         from ._random_rows import RowSplitter

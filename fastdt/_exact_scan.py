@@ -45,8 +45,8 @@ from ._multi import scan_multi
 from ._sampling import next_feature, random_threshold, start_order, uniform_draw, \
     visited_enough
 from ._criteria import (  # noqa: F401  (target_stat: also imported from here)
-    impurity, missing_right_score, monotone_ok, node_weight, present_score, score_candidate,
-    split_threshold, target_stat,
+    NO_REG, impurity, missing_right_score, monotone_ok, node_weight, present_score,
+    score_candidate, split_threshold, target_stat,
 )
 
 _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
@@ -426,7 +426,8 @@ def _scan_segment(
                 num = sq_l * wr + sq_r * wl
                 den = wl * wr
             else:
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
+                                           work, NO_REG)
             if not num * best_den > best_num * den:
                 continue
             best_num = num
@@ -438,7 +439,7 @@ def _scan_segment(
                 and n_miss >= min_samples_leaf):
             num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
                                            min_weight_leaf, mono, f, lower, upper, imp_node,
-                                           left, work)
+                                           left, work, NO_REG)
             if num * best_den > best_num * den:
                 best_num = num
                 best_den = den
@@ -512,7 +513,8 @@ def _scan_random(
             or (mono is not None and mono[f] != 0 and not monotone_ok(
                 is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
         return -np.inf, 0, thr, True, -1
-    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
+                               NO_REG)
     proxy = num / den
     if present_only:
         return (present_score(is_clf, crit, proxy, total, w_node, wl, w_miss), nl, thr,
@@ -580,7 +582,7 @@ def _scan_categorical(
     else:
         proxy, nl, nonconst = categorical_split(
             g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
-            min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
+            min_samples_leaf, min_weight_leaf, keys, left, work, mask, words, NO_REG,
         )
     if nl == 0:
         return proxy, 0, nonconst, -1

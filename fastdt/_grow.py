@@ -374,6 +374,13 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     # scikit-learn's impurity_improvement, term by term
     gain = (w_node / w_total) * (nodes.impurity[ids] - (wlr[1] / w_node) * implr[1]
                                  - (wlr[0] / w_node) * implr[0])
+    lam, alpha = getattr(splitter, "reg", (0.0, 0.0))
+    if lam > 0 or alpha > 0:  # boosting's gain, with T(G) = sign(G) max(|G| - alpha, 0):
+        # T(G_L)^2/(H_L+lam) + T(G_R)^2/(H_R+lam) - T(G)^2/(H+lam)
+        s, sl, sr = (np.sign(v) * np.maximum(np.abs(v) - alpha, 0.0)
+                     for v in (nodes.stats[ids, 1], sp.lst[:, 1], sp.rst[:, 1]))
+        gain = np.where(has, (sl * sl / (wlr[0] + lam) + sr * sr / (wlr[1] + lam)
+                              - s * s / (w_node + lam)) / w_total, gain)
     ok = has & ~(gain + EPSILON < min_impurity_decrease)
     nodes.c_feature[ids] = np.where(ok, sp.feature, -1)
     sel, s = ids[ok], ok

@@ -71,6 +71,7 @@ class HistSplitter:
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
+    reg = (0.0, 0.0)  # L2, L1 regularisation of the squared-error score (engine: boosting)
     batch_best_first = True  # best-first growth in batches (fastdt._grow._grow_batched)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
@@ -154,7 +155,7 @@ class HistSplitter:
             self.codes, self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, self.cats,
             self.is_clf, self.crit, self.weighted, self.min_samples_leaf,
             self.min_weight_leaf, self.mono, nodes.bounds[ids], seeds, int(max_features),
-            pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r)
+            pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)

@@ -87,7 +87,7 @@ def _stats_weight(is_clf, s):
 def _scan_bins(
     h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
     min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r, mono, f, lower,
-    upper,
+    upper, reg,
 ):
     """Best split of one node on one numeric feature from its histogram ``h``.
 
@@ -101,7 +101,8 @@ def _scan_bins(
     distinct values; the candidates come in the exact splitter's order (module
     docstring) and the feature is constant in the same cases. ``mono``, ``f``,
     ``lower``, ``upper``: the monotonic constraints (None: none) and the node's bounds,
-    as :func:`fastdt._exact_scan._scan_segment`.
+    as :func:`fastdt._exact_scan._scan_segment`. ``reg``: the L2 and L1 regularisation of
+    the squared-error score (:func:`fastdt._criteria.score_candidate`; boosting's).
     """
     n_stats = total.shape[0]
     qm = np.uint64(nb)
@@ -143,7 +144,7 @@ def _scan_bins(
                                          and not monotone_ok(is_clf, mono[f], left, total,
                                                              wl, wr, sl, lower, upper))):
                     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl,
-                                               imp_node, work)
+                                               imp_node, work, reg)
                     if num * best_den > best_num * den:
                         best_num = num
                         best_den = den
@@ -165,7 +166,7 @@ def _scan_bins(
                 and n_miss >= min_samples_leaf):
             num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
                                            min_weight_leaf, mono, f, lower, upper, imp_node,
-                                           left, work)
+                                           left, work, reg)
             if num * best_den > best_num * den:
                 best_num = num
                 best_den = den
@@ -200,7 +201,7 @@ def _scan_bins(
 def _scan_categorical_bins(
     h, nb, lo, total, w_node, n_node, imp_node, is_clf, crit, weighted,
     min_samples_leaf, min_weight_leaf, left, work, g_stats, g_rows, g_code, keys, mask,
-    words, out_l, out_r,
+    words, out_l, out_r, reg,
 ):
     """Best split of one node on one categorical feature from its histogram ``h``.
 
@@ -224,7 +225,7 @@ def _scan_categorical_bins(
         m += 1
     proxy, nl, nonconst = categorical_split(
         g_stats, g_rows, g_code, m, total, w_node, n_node, imp_node, is_clf, crit,
-        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words,
+        min_samples_leaf, min_weight_leaf, keys, left, work, mask, words, reg,
     )
     if nl == 0:
         return proxy, 0, nonconst, -1
@@ -242,7 +243,7 @@ def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, out_proxy, out_nl, out_thr,
-    out_nc, out_bin, out_mgl, out_cat, out_l, out_r,
+    out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg,
 ):
     """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
 
@@ -260,7 +261,8 @@ def scan_nodes(
     are ``[k, F]`` tables: proxy, rows going left, threshold (NaN for a categorical split), non-constant flag, last bin going left (numeric), side of the
     missing rows (1 left, 0 right, -1 none in the node); ``out_cat`` (uint64
     [k, F, W], zeros on entry) the left categories of categorical splits;
-    ``out_l``/``out_r`` ([k, F, S]) the children's statistics.
+    ``out_l``/``out_r`` ([k, F, S]) the children's statistics. ``reg``: gradient
+    boosting's ``(lambda, alpha)`` of the squared-error score (``NO_REG``: none).
     """
     n_features = codes.shape[0]
     n_stats = scan_stats.shape[1]
@@ -325,6 +327,7 @@ def scan_nodes(
                     h, nb, lo_f, scan_stats[k], scan_w[k], b - a, scan_imp[k], is_clf, crit,
                     weighted, min_samples_leaf, min_weight_leaf, left, work, g_stats,
                     g_rows, g_code, keys, mask, out_cat[k, f], out_l[k, f], out_r[k, f],
+                    reg,
                 )
                 thr = np.nan
                 bb = -1
@@ -333,7 +336,7 @@ def scan_nodes(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
                     scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
                     left, work, miss, out_l[k, f], out_r[k, f],
-                    mono, f, bounds[k, 0], bounds[k, 1],
+                    mono, f, bounds[k, 0], bounds[k, 1], reg,
                 )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl

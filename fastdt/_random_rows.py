@@ -21,7 +21,7 @@ the tree has one output and the criterion is not absolute error (the engine deci
 import numpy as np
 
 from ._config import ABSOLUTE_ERROR, FEATURE_THRESHOLD
-from ._criteria import monotone_ok, score_candidate
+from ._criteria import NO_REG, monotone_ok, score_candidate
 from ._grow import Splits, pool_of
 from ._jit import JIT
 from ._parallel import run
@@ -102,7 +102,8 @@ def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_n
             or (mono is not None and mono[f] != 0 and not monotone_ok(
                 is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
         return -np.inf, 0, thr, True, -1
-    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+    num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
+                               NO_REG)
     return num / den, nl, thr, True, (mgl if n_miss else -1)
 
 

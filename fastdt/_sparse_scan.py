@@ -43,7 +43,7 @@ import numpy as np
 
 from ._config import FEATURE_THRESHOLD
 from ._criteria import (
-    missing_right_score, monotone_ok, score_candidate, split_threshold, target_stat,
+    NO_REG, missing_right_score, monotone_ok, score_candidate, split_threshold, target_stat,
 )
 from ._jit import JIT
 from ._sampling import random_threshold, uniform_draw
@@ -215,7 +215,8 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
                 or wr <= 0.0 or (mono is not None and mono[f] != 0 and not monotone_ok(
                     is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
             return -np.inf, 0, thr, thr, True, -1
-        num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+        num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
+                                   NO_REG)
         return num / den, nl, thr, thr, True, (mgl if n_miss else -1)
     best_num = -np.inf
     best_den = 1.0
@@ -259,7 +260,8 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
             if mono is not None and mono[f] != 0 and not monotone_ok(
                     is_clf, mono[f], left, total, wl, wr, sl, lower, upper):
                 continue
-            num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work)
+            num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
+                                   NO_REG)
             if not num * best_den > best_num * den:
                 continue
             best_num = num
@@ -275,7 +277,8 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
         if (n_pass == 2 and not missing_left and n_node - n_miss >= msl
                 and n_miss >= msl):
             num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss, mwl,
-                                           mono, f, lower, upper, imp_node, left, work)
+                                           mono, f, lower, upper, imp_node, left,
+                                           work, NO_REG)
             if num * best_den > best_num * den:
                 best_num = num
                 best_den = den

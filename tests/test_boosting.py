@@ -411,6 +411,72 @@ def test_min_split_gain_is_the_newton_gain(data):
     assert fit_boosting(X, yr, min_split_gain=gain * (1 + 1e-6), **kw).trees()[0].node_count == 1
 
 
+def _soft(G, alpha):
+    return np.sign(G) * max(abs(G) - alpha, 0.0)
+
+
+def _regularised_gains(X, g, lam, alpha):
+    """Every (feature, threshold) cut of integer-valued ``X`` and its gain
+    ``T(G_L)^2/(H_L+lam) + T(G_R)^2/(H_R+lam) - T(G)^2/(H+lam)`` (hessians 1,
+    ``T`` the soft threshold by ``alpha``), by enumeration."""
+    out = {}
+    for f in range(X.shape[1]):
+        for v in np.unique(X[:, f])[:-1]:
+            left = X[:, f] <= v
+            out[f, v] = (_soft(g[left].sum(), alpha) ** 2 / (left.sum() + lam)
+                         + _soft(g[~left].sum(), alpha) ** 2 / ((~left).sum() + lam)
+                         - _soft(g.sum(), alpha) ** 2 / (g.shape[0] + lam))
+    return out
+
+
+@pytest.mark.parametrize("lam,alpha,feature", [(0.0, 0.0, 0), (2.0, 0.0, 0), (50.0, 0.0, 1),
+                                               (0.0, 15.0, 1), (3.0, 4.0, 0)])
+def test_regularisation_in_the_split_gain_and_the_leaves(lam, alpha, feature):
+    """The root split of a squared-error round is the cut of largest regularised gain
+    among all cuts (enumerated; integer features so every cut is a bin boundary), its
+    leaves are ``-lr T(G) / (H + lambda)``, and min_split_gain compares with that gain.
+    Feature 0 isolates three extreme rows (the best cut without regularisation),
+    feature 1 halves the rows (the best under a large lambda or alpha)."""
+    rng = np.random.default_rng(3)
+    n = 200
+    X = np.column_stack([np.zeros(n), rng.integers(0, 2, n), rng.integers(0, 6, n)])
+    X[:3, 0] = 1
+    y = 0.8 * X[:, 1] + 0.1 * rng.normal(size=n)
+    y[:3] += 6.0
+    kw = dict(max_iter=1, max_leaf_nodes=2, early_stopping=False, min_samples_leaf=1,
+              l2_regularization=lam, l1_regularization=alpha, learning_rate=0.5)
+    stump = fit_boosting(X, y, **kw).trees()[0]
+    g = y.mean() - y
+    gains = _regularised_gains(X, g, lam, alpha)
+    best = max(gains, key=gains.get)
+    assert best[0] == feature
+    assert stump.feature[0] == feature and best[1] <= stump.threshold[0] < best[1] + 1
+    left = X[:, feature] <= best[1]
+    for leaf, rows in ((stump.left[0], left), (stump.right[0], ~left)):
+        want = -0.5 * _soft(g[rows].sum(), alpha) / (rows.sum() + lam)
+        assert stump.value[leaf, 0] == pytest.approx(want, rel=1e-9, abs=1e-12)
+    top = gains[best]
+    assert fit_boosting(X, y, min_split_gain=top * (1 - 1e-6), **kw).trees()[0].node_count == 3
+    assert fit_boosting(X, y, min_split_gain=top * (1 + 1e-6), **kw).trees()[0].node_count == 1
+
+
+def test_regularisation_is_for_histogram_regression_trees(data):
+    from fastdt import _engine
+
+    X, y, yr, _ = data
+    prep = _engine.prepare(X, y, params={"splitter": "hist"})
+    with pytest.raises(ValueError, match="l1_regularization apply"):
+        _engine.grow(prep, l2_regularization=1.0)
+    prep = _engine.prepare(X, yr, params={"splitter": "hist", "task": "regression"})
+    with pytest.raises(ValueError, match="l2_regularization must be"):
+        _engine.grow(prep, l2_regularization=-1.0)
+    with pytest.raises(ValueError, match="l1_regularization must be"):
+        _engine.grow(prep, l1_regularization=np.inf)
+    with pytest.raises(ValueError, match="l1_regularization"):
+        fit_boosting(X, yr, l1_regularization=-1.0)
+    assert _engine.grow(prep, l2_regularization=1.0, l1_regularization=2.0) is not None
+
+
 def test_subsample_grows_each_round_on_a_share_of_the_rows(data):
     X, y, _, y3 = data
     for target in (y, y3):

@@ -10,8 +10,10 @@ is the Newton step ``-G / H``. The trees therefore grow through the shared engin
 (:func:`fastdt._engine.grow` on the bins prepared once, :class:`fastdt.Dataset`) with no
 second histogram implementation; the hessian is the weight, so ``min_weight_leaf`` is the
 minimum hessian of a leaf. ``l2_regularization`` (lambda) shrinks every leaf to
-``-G / (H + lambda)`` (its mean times ``H / (H + lambda)``); the split search does not
-add lambda to its denominators (yet).
+``-G / (H + lambda)`` (its mean times ``H / (H + lambda)``), and the split search adds
+lambda to the children's hessians: a split's gain is
+``G_L^2 / (H_L + lambda) + G_R^2 / (H_R + lambda) - G^2 / (H + lambda)``.
+``l1_regularization`` (alpha) soft-thresholds every such sum ``G`` by alpha (LightGBM's).
 
 A fitted model is a :class:`Forest` whose trees are regression trees of raw scores,
 already multiplied by the learning rate (multiclass: each tree writes its class's column
@@ -54,6 +56,7 @@ def _check_params(p):
     _check_number("max_iter", p["max_iter"], 1, integer=True)
     _check_number("learning_rate", p["learning_rate"], 0.0, lo_open=True)
     _check_number("l2_regularization", p["l2_regularization"], 0.0)
+    _check_number("l1_regularization", p["l1_regularization"], 0.0)
     _check_number("n_iter_no_change", p["n_iter_no_change"], 1, integer=True)
     _check_number("tol", p["tol"], 0.0)
     _check_number("min_split_gain", p["min_split_gain"], 0.0)
@@ -117,12 +120,12 @@ def _split_rows(n, fraction, codes, seed):
 
 def fit_boosting(X, y, *, loss="auto", quantile=None, max_iter=100, learning_rate=0.1,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, min_split_gain=0.0, subsample=1.0, max_features=1.0,
-                 max_bins=255, categorical_features=None, monotonic_cst=None,
-                 early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-7, class_weight=None, power=1.5, sample_weight=None, X_val=None,
-                 y_val=None, sample_weight_val=None, init_model=None, random_state=None,
-                 task=None, n_jobs=None, verbose=0):
+                 l2_regularization=0.0, l1_regularization=0.0, min_split_gain=0.0,
+                 subsample=1.0, max_features=1.0, max_bins=255, categorical_features=None,
+                 monotonic_cst=None, early_stopping="auto", validation_fraction=0.1,
+                 n_iter_no_change=10, tol=1e-7, class_weight=None, power=1.5,
+                 sample_weight=None, X_val=None, y_val=None, sample_weight_val=None,
+                 init_model=None, random_state=None, task=None, n_jobs=None, verbose=0):
     """Fit gradient-boosted trees (Newton leaves, histogram splits): a boosted Forest.
 
     Parameters
@@ -148,11 +151,17 @@ def fit_boosting(X, y, *, loss="auto", quantile=None, max_iter=100, learning_rat
         None: level-wise to ``max_depth``). Monotonic constraints are on the raw score
         (classification: of the second class), not for multiclass.
     l2_regularization : float, default=0.0
-        Lambda: leaves are ``-G / (H + lambda)`` (module docstring).
+        Lambda: leaves are ``-G / (H + lambda)`` and splits are chosen by their gain
+        ``G_L^2 / (H_L + lambda) + G_R^2 / (H_R + lambda) - G^2 / (H + lambda)`` (module
+        docstring; LightGBM's ``lambda_l2``, XGBoost's ``reg_lambda``); a split of negative gain
+        is not made.
+    l1_regularization : float, default=0.0
+        Alpha (LightGBM's ``lambda_l1``, XGBoost's ``reg_alpha``): every sum of gradients
+        ``G`` above (of a leaf, of a split's sides) becomes ``sign(G) max(|G| - alpha, 0)``,
+        so a leaf whose ``|G|`` is at most alpha is 0.
     min_split_gain : float, default=0.0
-        A node splits only when its gain ``G_L^2 / H_L + G_R^2 / H_R - G^2 / H`` (sums of
-        gradients and hessians, LightGBM's ``min_split_gain`` with lambda 0) is at least
-        this.
+        A node splits only when that gain (sums of gradients and hessians, LightGBM's
+        ``min_split_gain``) is at least this.
     subsample : float in (0, 1], default=1.0
         Each round's trees grow on this share of the training rows, drawn without
         replacement (every class's tree of a round on the same rows); the scores of all
@@ -189,7 +198,8 @@ def fit_boosting(X, y, *, loss="auto", quantile=None, max_iter=100, learning_rat
         whether early stopping ran (not saved with the forest).
     """
     p = dict(max_iter=max_iter, learning_rate=learning_rate,
-             l2_regularization=l2_regularization, min_split_gain=min_split_gain,
+             l2_regularization=l2_regularization, l1_regularization=l1_regularization,
+             min_split_gain=min_split_gain,
              subsample=subsample, early_stopping=early_stopping,
              validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
              tol=tol, quantile=quantile, power=power)
@@ -355,9 +365,12 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
                 H = float(hk.sum() if row_w is None else row_w.sum())
                 grown.limits = dict(prep.limits, min_impurity_decrease=p["min_split_gain"] / H)
             nodes = _engine.grow(grown, seed=seeds[it * n_cols + k], row_weights=row_w,
-                                 min_weight_leaf=min_hessian)
+                                 min_weight_leaf=min_hessian,
+                                 l2_regularization=p["l2_regularization"],
+                                 l1_regularization=p["l1_regularization"])
             tree = _raw_score_tree(_engine.assemble(grown, nodes), k, n_cols,
-                                   p["learning_rate"], p["l2_regularization"])
+                                   p["learning_rate"], p["l2_regularization"],
+                                   p["l1_regularization"])
             if rows_tr is None:  # the rows as the trees' kernels take them, once
                 rows_tr = _predict.X_for(tree, X_tr)
                 rows_val = _predict.X_for(tree, X_val) if apart else None
@@ -383,7 +396,8 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
         trees = trees[: n_iter * n_cols]
     forest = Forest.from_trees(trees, params={
         "loss": loss.name, "max_iter": p["max_iter"], "learning_rate": p["learning_rate"],
-        "l2_regularization": p["l2_regularization"], "min_split_gain": p["min_split_gain"],
+        "l2_regularization": p["l2_regularization"],
+        "l1_regularization": p["l1_regularization"], "min_split_gain": p["min_split_gain"],
         "subsample": p["subsample"], "early_stopping": bool(stop),
         "n_iter_no_change": p["n_iter_no_change"], "tol": p["tol"],
         "tree_params": trees[0].params, "random_seed": int(seed),
@@ -418,11 +432,16 @@ def _quantile_leaves(tree, leaf, residual, w, bag, q, learning_rate):
     tree.value[is_leaf, 0] = learning_rate * qs[is_leaf]
 
 
-def _raw_score_tree(tree, k, n_cols, learning_rate, lam):
-    """The tree with its leaf means turned into raw-score steps: ``-G / (H + lambda)``
-    times the learning rate, in column ``k`` of ``n_cols``."""
-    H = tree.weighted_n_node_samples
-    step = tree.value[:, 0] * (H / (H + lam) if lam > 0 else 1.0) * learning_rate
+def _raw_score_tree(tree, k, n_cols, learning_rate, lam, alpha):
+    """The tree with its leaf means turned into raw-score steps: ``-T(G) / (H + lambda)``
+    (``T(G) = sign(G) max(|G| - alpha, 0)``) times the learning rate, in column ``k`` of
+    ``n_cols``."""
+    step = tree.value[:, 0] * learning_rate  # -G / H: the mean of -g/h weighted by h
+    if lam > 0 or alpha > 0:
+        H = tree.weighted_n_node_samples
+        minus_g = tree.value[:, 0] * H
+        minus_g = np.sign(minus_g) * np.maximum(np.abs(minus_g) - alpha, 0.0)
+        step = minus_g / (H + lam) * learning_rate
     value = np.zeros((step.shape[0], n_cols))
     value[:, k] = step
     arrays = {name: getattr(tree, name) for name in FIELDS}

@@ -509,9 +509,10 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
     ``categorical_features``, ``monotonic_cst``, ``early_stopping``,
     ``validation_fraction``, ``n_iter_no_change``, ``tol``, ``verbose``,
     ``random_state``, ``class_weight``, ``warm_start``: a new ``fit`` on the same data
-    with a larger ``max_iter`` adds rounds), LightGBM's ``min_split_gain`` and
-    ``subsample`` (rows per round), and ``n_jobs`` (threads). ``fit`` takes a validation
-    set of one's own (``X_val``, ``y_val``, ``sample_weight_val``) for early stopping.
+    with a larger ``max_iter`` adds rounds), ``l1_regularization`` (LightGBM's
+    ``lambda_l1``), LightGBM's ``min_split_gain`` and ``subsample`` (rows per round),
+    and ``n_jobs`` (threads). ``fit`` takes a validation set of one's own (``X_val``,
+    ``y_val``, ``sample_weight_val``) for early stopping.
 
     Attributes
     ----------
@@ -527,8 +528,8 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
 
     def __init__(self, loss="log_loss", *, learning_rate=0.1, max_iter=100,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, min_split_gain=0.0, subsample=1.0,
-                 max_features=1.0, max_bins=255, categorical_features=None,
+                 l2_regularization=0.0, l1_regularization=0.0, min_split_gain=0.0,
+                 subsample=1.0, max_features=1.0, max_bins=255, categorical_features=None,
                  monotonic_cst=None, warm_start=False, early_stopping="auto",
                  validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, verbose=0,
                  random_state=None, class_weight=None, n_jobs=None):
@@ -539,6 +540,7 @@ class GradientBoostingClassifier(_Classifier, _BaseBoosting):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
         self.min_split_gain = min_split_gain
         self.subsample = subsample
         self.max_features = max_features
@@ -604,8 +606,8 @@ class GradientBoostingRegressor(_Regressor, _BaseBoosting):
 
     def __init__(self, loss="squared_error", *, learning_rate=0.1, max_iter=100,
                  max_leaf_nodes=31, max_depth=None, min_samples_leaf=20,
-                 l2_regularization=0.0, min_split_gain=0.0, subsample=1.0,
-                 max_features=1.0, max_bins=255, categorical_features=None,
+                 l2_regularization=0.0, l1_regularization=0.0, min_split_gain=0.0,
+                 subsample=1.0, max_features=1.0, max_bins=255, categorical_features=None,
                  monotonic_cst=None, warm_start=False, early_stopping="auto",
                  validation_fraction=0.1, n_iter_no_change=10, tol=1e-7, verbose=0,
                  random_state=None, quantile=None, power=1.5, n_jobs=None):
@@ -617,6 +619,7 @@ class GradientBoostingRegressor(_Regressor, _BaseBoosting):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
         self.min_split_gain = min_split_gain
         self.subsample = subsample
         self.max_features = max_features
