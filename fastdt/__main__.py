@@ -153,6 +153,10 @@ def build_parser():
                        "(regression); --adaboost (regression): linear, square, exponential")
     boost.add_argument("--quantile", type=float, metavar="Q",
                        help="the quantile of --loss quantile (or huber's delta)")
+    boost.add_argument("--l2-regularization", type=float, metavar="LAMBDA", default=0.0,
+                       help="--boost: L2 regularisation of leaves and split gains (default 0)")
+    boost.add_argument("--l1-regularization", type=float, metavar="ALPHA", default=0.0,
+                       help="--boost: L1 regularisation of the gradient sums (default 0)")
     fit_p.set_defaults(run=_cmd_fit)
 
     pred = sub.add_parser(
@@ -327,6 +331,8 @@ def _cmd_fit(args):
         raise _InputError("--boost and --adaboost are two models: give one")
     if args.boost is not None:
         return _fit_boosting(args, X, y)
+    if args.l2_regularization or args.l1_regularization:
+        raise _InputError("--l2-regularization and --l1-regularization need --boost")
     if args.adaboost is None and (args.learning_rate is not None or args.loss != "auto"
                                   or args.quantile is not None):
         raise _InputError("--learning-rate, --loss and --quantile need --boost or --adaboost")
@@ -396,7 +402,9 @@ def _fit_boosting(args, X, y):
                   min_samples_leaf=20 if args.min_samples_leaf is None
                   else args.min_samples_leaf, random_state=args.random_state,
                   max_bins=255 if args.max_bins is None else args.max_bins,
-                  categorical_features=args.categorical, early_stopping=False)
+                  categorical_features=args.categorical, early_stopping=False,
+                  l2_regularization=args.l2_regularization,
+                  l1_regularization=args.l1_regularization)
     if args.max_features is not None:
         params["max_features"] = args.max_features
     start = time.perf_counter()

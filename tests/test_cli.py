@@ -457,6 +457,18 @@ def test_fit_and_predict_gradient_boosting(capsys, clf_csv, reg_csv, tmp_path):
                      "--boost", 5, "--criterion", "squared_error"), "not an option of --boost")
     assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
                      "--boost", 5, "--loss", "quantile"), "needs quantile")
+    code, out, err = run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "r",
+                         "--boost", 5, "--l2-regularization", 3, "--l1-regularization", 2)
+    assert code == 0, err
+    df = pd.read_csv(reg_csv)
+    expect = fastdt.fit_boosting(df.drop(columns=["price"]), df["price"], max_iter=5,
+                                 l2_regularization=3.0, l1_regularization=2.0,
+                                 early_stopping=False)
+    np.testing.assert_array_equal(fastdt.load(tmp_path / "r.npz").value, expect.value)
+    assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
+                     "--l2-regularization", 1), "need --boost")
+    assert_error(run(capsys, "fit", reg_csv, "--target", "price", "--out", tmp_path / "x",
+                     "--boost", 5, "--l1-regularization", -1), "l1_regularization")
 
 
 def test_fit_and_predict_adaboost(capsys, clf_csv, reg_csv, tmp_path):
