@@ -281,7 +281,7 @@ def _record(p, criterion, task, splitter, dataset):
 
 
 def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
-         min_weight_leaf=None, l2_regularization=0.0, l1_regularization=0.0):
+         min_weight_leaf=None, l2_regularization=0.0, l1_regularization=0.0, scratch=None):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
     ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
@@ -299,6 +299,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     squared-error trees of one output only) make a split's gain gradient boosting's
     ``T(G_L)^2/(H_L+lambda) + T(G_R)^2/(H_R+lambda) - T(G)^2/(H+lambda)``, with the sums
     ``G`` of ``w*y`` soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``.
+    ``scratch`` (a dict, None: none): buffers kept from one tree to the next of trees
+    grown one after another on the same preparation (the histogram pool); never shared
+    by trees grown at the same time.
     """
     from ._grow import grow as run_growth
 
@@ -360,7 +363,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         else:
             codes = np.ascontiguousarray(ds.codes[:, prep.positive])
         splitter = HistSplitter(codes, target, weights, n_bins=ds.n_bins,
-                                bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono, **common)
+                                bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
+                                pool=None if scratch is None else scratch.get("hist_pool"),
+                                **common)
         splitter.reg = (float(l2_regularization), float(l1_regularization))
         max_surrogates = 0
     elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
@@ -391,7 +396,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         splitter.feature_pool = features = np.asarray(features, dtype=np.int64)
         max_features = _input.resolve_limits(
             prep.record, 1, features.shape[0], np.ones(1))["max_features"]
-    return run_growth(
+    out = run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
         max_surrogates=max_surrogates, max_depth=lim["max_depth"],
         min_samples_split=lim["min_samples_split"],
@@ -400,6 +405,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         max_features=max_features, max_leaf_nodes=lim["max_leaf_nodes"],
         seed=seed, monotonic_cst=prep.mono, offs=prep.offs,
     )
+    if scratch is not None and getattr(splitter, "pool", None) is not None:
+        scratch["hist_pool"] = splitter.pool
+    return out
 
 
 def assemble(prep, raw):

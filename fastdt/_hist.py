@@ -68,6 +68,10 @@ class HistSplitter:
         As the fit parameters (resolved).
     mono : None or int8 ndarray [F]
         Monotonic constraints for the kernels (classification: flipped to class 0).
+    pool : None or float64 ndarray [slots, F, B + 1, width]
+        The histogram pool of an earlier tree of the same data to reuse (trees grown one
+        after another: boosting), saving its allocation and first touch; its contents
+        are not read.
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
@@ -75,7 +79,7 @@ class HistSplitter:
     batch_best_first = True  # best-first growth in batches (fastdt._grow._grow_batched)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
-                 bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None):
+                 bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None, pool=None):
         n_features, n = codes.shape
         self.n, self.n_features = n, n_features
         self.codes = codes
@@ -94,7 +98,10 @@ class HistSplitter:
         self.n_bins_max = bin_lo.shape[1] + 1
         slot_bytes = 8 * width * n_features * self.n_bins_max
         self.max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
-        self.pool = np.empty((min(16, self.max_slots), n_features, self.n_bins_max, width))
+        shape = (n_features, self.n_bins_max, width)
+        if pool is None or pool.shape[1:] != shape:  # else: an earlier tree's, reused
+            pool = np.empty((min(16, self.max_slots),) + shape)
+        self.pool = pool
         self.free = list(range(self.pool.shape[0] - 1, -1, -1))  # a stack: slot 0 first
         self.slot = np.full(64, -1, dtype=np.int64)  # by node id: its histogram, or -1
         self.keep_rows = self.n_bins_max  # smaller nodes are built on the fly when scanned

@@ -477,6 +477,24 @@ def test_regularisation_is_for_histogram_regression_trees(data):
     assert _engine.grow(prep, l2_regularization=1.0, l1_regularization=2.0) is not None
 
 
+def test_trees_grown_one_after_another_reuse_the_histogram_pool(data):
+    """Boosting's trees share one histogram pool (``scratch``); what an earlier tree left
+    in it is never read."""
+    from fastdt import _engine
+
+    X, _, yr, _ = data
+    prep = _engine.prepare(X, yr, params={"splitter": "hist", "task": "regression",
+                                          "max_leaf_nodes": 20})
+    scratch = {}
+    first = _engine.assemble(prep, _engine.grow(prep, scratch=scratch))
+    pool = scratch["hist_pool"]
+    pool[:] = np.nan
+    again = _engine.assemble(prep, _engine.grow(prep, scratch=scratch))
+    assert scratch["hist_pool"] is pool
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(first, name), getattr(again, name), err_msg=name)
+
+
 def test_subsample_grows_each_round_on_a_share_of_the_rows(data):
     X, y, _, y3 = data
     for target in (y, y3):

@@ -352,6 +352,7 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
     if stop:
         val_loss.append(loss.value(y_val, raw_val, w_val))
     t0 = time.perf_counter()
+    scratch = {}  # the histogram pool, reused by every tree (they grow one at a time)
     for it in range(done, p["max_iter"]):
         g, h = loss.gradient_hessian(y_tr, raw, w_tr)
         bag = None if bags is None else _bag(bags, y_tr.shape[0], p["subsample"])
@@ -367,7 +368,7 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
             nodes = _engine.grow(grown, seed=seeds[it * n_cols + k], row_weights=row_w,
                                  min_weight_leaf=min_hessian,
                                  l2_regularization=p["l2_regularization"],
-                                 l1_regularization=p["l1_regularization"])
+                                 l1_regularization=p["l1_regularization"], scratch=scratch)
             tree = _raw_score_tree(_engine.assemble(grown, nodes), k, n_cols,
                                    p["learning_rate"], p["l2_regularization"],
                                    p["l1_regularization"])
