@@ -207,19 +207,20 @@ def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work
 
 
 @JIT
-def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper):
+def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper, reg):
     """Whether a candidate keeps a monotonic constraint (scikit-learn's rule): the
     children's values (class 0's fraction, or the mean of ``y``) lie in the node's
     bounds ``[lower, upper]`` and ``(v_left - v_right) * cst <= 0``. For classification
     ``cst`` is already flipped to class 0 (the constraint is on class 1). Called only
     for constrained features, so a call (not inlined) costs nothing elsewhere and keeps
-    the scans' compilation smaller."""
+    the scans' compilation smaller. ``reg``: the values are gradient boosting's
+    regularised leaves ``T(S) / (W + lambda)`` (:func:`score_candidate`)."""
     if is_clf:
         vl = left[0] / wl
         vr = (total[0] - left[0]) / wr
     else:
-        vl = sl / wl
-        vr = (total[1] - sl) / wr
+        vl = soft_threshold(sl, reg[1]) / (wl + reg[0])
+        vr = soft_threshold(total[1] - sl, reg[1]) / (wr + reg[0])
     return (vl >= lower and vr >= lower and vl <= upper and vr <= upper
             and (vl - vr) * cst <= 0)
 
@@ -238,7 +239,7 @@ def missing_right_score(is_clf, crit, total, miss, w_node, w_miss, min_weight_le
     sl = 0.0 if is_clf else total[1] - miss[1]
     if (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
             or (mono is not None and mono[f] != 0 and not monotone_ok(
-                is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
+                is_clf, mono[f], left, total, wl, wr, sl, lower, upper, reg))):
         return -np.inf, 1.0
     return score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work, reg)
 

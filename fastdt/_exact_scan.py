@@ -413,7 +413,7 @@ def _scan_segment(
                 left[0] = l0
                 left[1] = l1
             if mono is not None and mono[f] != 0 and not monotone_ok(
-                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper):
+                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper, NO_REG):
                 continue
             if gini:  # gini_fraction, written out: see the docstring
                 sq_l = 0.0
@@ -511,7 +511,7 @@ def _scan_random(
     if (nl < min_samples_leaf or n_node - nl < min_samples_leaf or wl < min_weight_leaf
             or wr < min_weight_leaf or wl <= 0.0 or wr <= 0.0
             or (mono is not None and mono[f] != 0 and not monotone_ok(
-                is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
+                is_clf, mono[f], left, total, wl, wr, sl, lower, upper, NO_REG))):
         return -np.inf, 0, thr, True, -1
     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
                                NO_REG)

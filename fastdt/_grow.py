@@ -246,7 +246,8 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
 
     def expand(ids):  # split the nodes ids; their children that can split
         splitter.make_room(ids, nodes)
-        kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf)
+        kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf,
+                            getattr(splitter, "reg", (0.0, 0.0)))
         splitter.split(ids, part, kids, nodes)
         return kids
 
@@ -401,7 +402,7 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     return ok
 
 
-def _split(nodes, ids, limits, mono=None, is_clf=True):
+def _split(nodes, ids, limits, mono=None, is_clf=True, reg=(0.0, 0.0)):
     """Split the nodes ``ids`` (each has a candidate) into two new children each.
 
     Children own the left and right part of the parent's ``[start, end)`` range (the
@@ -434,7 +435,7 @@ def _split(nodes, ids, limits, mono=None, is_clf=True):
     nodes.impurity[left], nodes.impurity[right] = nodes.c_impl[ids], nodes.c_impr[ids]
     nodes.bounds[left] = nodes.bounds[right] = nodes.bounds[ids]
     if mono is not None:
-        _monotone_bounds(nodes, ids, left, right, mono[nodes.feature[ids]], is_clf)
+        _monotone_bounds(nodes, ids, left, right, mono[nodes.feature[ids]], is_clf, reg)
     can = _can_split(nodes, kids, limits)
     any_open = can[0::2] | can[1::2]
     part = np.empty((m, 3), dtype=np.int64)
@@ -442,13 +443,20 @@ def _split(nodes, ids, limits, mono=None, is_clf=True):
     return kids[can], part[any_open]
 
 
-def _monotone_bounds(nodes, ids, left, right, cst, is_clf):
+def _monotone_bounds(nodes, ids, left, right, cst, is_clf, reg):
     """The children's bounds under monotonic constraints (scikit-learn's rule): a split
     on an increasing feature bounds its left child above and its right child below by
-    the mean of the two children's values; a decreasing one the other way round."""
+    the mean of the two children's values; a decreasing one the other way round. With
+    boosting's ``reg = (lambda, alpha)`` the values are the regularised leaves
+    ``T(S) / (W + lambda)`` (:func:`fastdt._criteria.score_candidate`)."""
     col = 0 if is_clf else 1  # class 0's weight, or the sum of w * y
-    mid = (nodes.c_lst[ids, col] / (2 * nodes.c_wl[ids])
-           + nodes.c_rst[ids, col] / (2 * nodes.c_wr[ids]))
+    sl, sr = nodes.c_lst[ids, col], nodes.c_rst[ids, col]
+    wl, wr = nodes.c_wl[ids], nodes.c_wr[ids]
+    lam, alpha = reg
+    if lam > 0 or alpha > 0:
+        sl, sr = (np.sign(v) * np.maximum(np.abs(v) - alpha, 0.0) for v in (sl, sr))
+        wl, wr = wl + lam, wr + lam
+    mid = sl / (2 * wl) + sr / (2 * wr)
     inc, dec = cst == 1, cst == -1
     nodes.bounds[left[inc], 1] = mid[inc]
     nodes.bounds[right[inc], 0] = mid[inc]

@@ -142,7 +142,8 @@ def _scan_bins(
                 if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
                         or wr <= 0.0 or (mono is not None and mono[f] != 0
                                          and not monotone_ok(is_clf, mono[f], left, total,
-                                                             wl, wr, sl, lower, upper))):
+                                                             wl, wr, sl, lower, upper,
+                                                             reg))):
                     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl,
                                                imp_node, work, reg)
                     if num * best_den > best_num * den:

@@ -100,7 +100,7 @@ def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_n
     wr = w_node - wl
     if (nl < msl or n_node - nl < msl or wl < mwl or wr < mwl or wl <= 0.0 or wr <= 0.0
             or (mono is not None and mono[f] != 0 and not monotone_ok(
-                is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
+                is_clf, mono[f], left, total, wl, wr, sl, lower, upper, NO_REG))):
         return -np.inf, 0, thr, True, -1
     num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
                                NO_REG)

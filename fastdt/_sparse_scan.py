@@ -213,7 +213,7 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
         wr = w_node - wl
         if (nl < msl or n_node - nl < msl or wl < mwl or wr < mwl or wl <= 0.0
                 or wr <= 0.0 or (mono is not None and mono[f] != 0 and not monotone_ok(
-                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper))):
+                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper, NO_REG))):
             return -np.inf, 0, thr, thr, True, -1
         num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
                                    NO_REG)
@@ -258,7 +258,7 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
             if wl < mwl or wr < mwl or wl <= 0.0 or wr <= 0.0:
                 continue
             if mono is not None and mono[f] != 0 and not monotone_ok(
-                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper):
+                    is_clf, mono[f], left, total, wl, wr, sl, lower, upper, NO_REG):
                 continue
             num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
                                    NO_REG)

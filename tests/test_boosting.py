@@ -460,6 +460,26 @@ def test_regularisation_in_the_split_gain_and_the_leaves(lam, alpha, feature):
     assert fit_boosting(X, y, min_split_gain=top * (1 + 1e-6), **kw).trees()[0].node_count == 1
 
 
+@pytest.mark.parametrize("seed", [24, 3, 7])
+def test_monotonic_constraint_holds_for_the_regularised_leaves(seed):
+    """With lambda (and alpha) the leaves are ``-T(G)/(H+lambda)``, not the means: the
+    constraint is checked on those values (scikit-learn's rule), so the raw score never
+    decreases along an increasing feature. Seed 24 broke it when the check used the
+    means (a step of -6e-4)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    X = rng.uniform(size=(n, 1))
+    y = 2 + np.floor(X[:, 0] * 5) * 0.3 + rng.normal(size=n) * 0.3
+    y[X[:, 0] > 0.97] += rng.uniform(0, 3)
+    grid = np.linspace(0, 1, 2001)[:, None]
+    for lam, alpha in ((100.0, 0.0), (20.0, 5.0), (0.0, 10.0)):
+        f = fit_boosting(X, y, max_iter=2, learning_rate=1.0, monotonic_cst=[1],
+                         l2_regularization=lam, l1_regularization=alpha,
+                         early_stopping=False, min_samples_leaf=1, max_leaf_nodes=31)
+        raw = fastdt.ensemble.boosting.decision_function(f, grid)
+        assert np.all(np.diff(raw) >= -1e-12), (lam, alpha)
+
+
 def test_regularisation_is_for_histogram_regression_trees(data):
     from fastdt import _engine
 
