@@ -173,6 +173,15 @@ def proxy_regression(crit, sl, wl, sr, wr):
 NO_REG = (0.0, 0.0)  # no (lambda, alpha) regularisation: every tree but boosting's
 
 
+def regularised(s, w, reg):
+    """``(T(s), w + lambda)`` of arrays of sums ``s`` and weights ``w`` under
+    ``reg = (lambda, alpha)``, ``T(s) = sign(s) max(|s| - alpha, 0)``: a node's regularised
+    value is their ratio and its share of the gain ``T(s)^2 / (w + lambda)`` (what
+    :func:`score_candidate` computes per candidate, outside the kernels)."""
+    lam, alpha = reg
+    return np.sign(s) * np.maximum(np.abs(s) - alpha, 0.0), w + lam
+
+
 @INLINE
 def soft_threshold(s, alpha):
     """``sign(s) max(|s| - alpha, 0)``: a sum of gradients under L1 regularisation."""

@@ -30,7 +30,7 @@ import heapq
 import numpy as np
 
 from ._config import EPSILON, LEAF
-from ._criteria import node_weights
+from ._criteria import NO_REG, node_weights, regularised
 from ._multi import node_weights_multi
 from ._sampling import choose_features, feature_seeds
 from .tree import bfs_order
@@ -238,16 +238,17 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     open_ = root[_can_split(nodes, root, limits)]
     w_total = w[0]
     best_first = max_leaf_nodes > 0
+    reg = getattr(splitter, "reg", NO_REG)  # boosting's (lambda, alpha): histogram trees
+
     def scan(ids):  # the candidates of the open nodes ids; which of them have one
         ok = _candidates(splitter, nodes, ids, rng, max_features, w_total,
-                         min_impurity_decrease, weigh)
+                         min_impurity_decrease, weigh, reg)
         splitter.release(ids[~ok])
         return ok
 
     def expand(ids):  # split the nodes ids; their children that can split
         splitter.make_room(ids, nodes)
-        kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf,
-                            getattr(splitter, "reg", (0.0, 0.0)))
+        kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf, reg)
         splitter.split(ids, part, kids, nodes)
         return kids
 
@@ -358,7 +359,7 @@ def _weigher(is_clf, crit, offs):
 
 
 def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_decrease,
-                weigh):
+                weigh, reg=NO_REG):
     """Find the best split of the open nodes ``ids`` and keep it as their candidate when
     it decreases the impurity enough; returns which nodes have one."""
     sp = splitter.find(ids, nodes, rng, max_features)
@@ -375,13 +376,10 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     # scikit-learn's impurity_improvement, term by term
     gain = (w_node / w_total) * (nodes.impurity[ids] - (wlr[1] / w_node) * implr[1]
                                  - (wlr[0] / w_node) * implr[0])
-    lam, alpha = getattr(splitter, "reg", (0.0, 0.0))
-    if lam > 0 or alpha > 0:  # boosting's gain, with T(G) = sign(G) max(|G| - alpha, 0):
-        # T(G_L)^2/(H_L+lam) + T(G_R)^2/(H_R+lam) - T(G)^2/(H+lam)
-        s, sl, sr = (np.sign(v) * np.maximum(np.abs(v) - alpha, 0.0)
-                     for v in (nodes.stats[ids, 1], sp.lst[:, 1], sp.rst[:, 1]))
-        gain = np.where(has, (sl * sl / (wlr[0] + lam) + sr * sr / (wlr[1] + lam)
-                              - s * s / (w_node + lam)) / w_total, gain)
+    if reg != NO_REG:  # boosting's T(G_L)^2/(H_L+lam) + T(G_R)^2/(H_R+lam) - T(G)^2/(H+lam)
+        (s, h), (sl, hl), (sr, hr) = (regularised(v, w, reg) for v, w in (
+            (nodes.stats[ids, 1], w_node), (sp.lst[:, 1], wlr[0]), (sp.rst[:, 1], wlr[1])))
+        gain = np.where(has, (sl * sl / hl + sr * sr / hr - s * s / h) / w_total, gain)
     ok = has & ~(gain + EPSILON < min_impurity_decrease)
     nodes.c_feature[ids] = np.where(ok, sp.feature, -1)
     sel, s = ids[ok], ok
@@ -402,7 +400,7 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     return ok
 
 
-def _split(nodes, ids, limits, mono=None, is_clf=True, reg=(0.0, 0.0)):
+def _split(nodes, ids, limits, mono=None, is_clf=True, reg=NO_REG):
     """Split the nodes ``ids`` (each has a candidate) into two new children each.
 
     Children own the left and right part of the parent's ``[start, end)`` range (the
@@ -452,10 +450,8 @@ def _monotone_bounds(nodes, ids, left, right, cst, is_clf, reg):
     col = 0 if is_clf else 1  # class 0's weight, or the sum of w * y
     sl, sr = nodes.c_lst[ids, col], nodes.c_rst[ids, col]
     wl, wr = nodes.c_wl[ids], nodes.c_wr[ids]
-    lam, alpha = reg
-    if lam > 0 or alpha > 0:
-        sl, sr = (np.sign(v) * np.maximum(np.abs(v) - alpha, 0.0) for v in (sl, sr))
-        wl, wr = wl + lam, wr + lam
+    if reg != NO_REG:
+        (sl, wl), (sr, wr) = regularised(sl, wl, reg), regularised(sr, wr, reg)
     mid = sl / (2 * wl) + sr / (2 * wr)
     inc, dec = cst == 1, cst == -1
     nodes.bounds[left[inc], 1] = mid[inc]

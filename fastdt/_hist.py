@@ -42,6 +42,7 @@ categorical codes by the split's bitset.
 import numpy as np
 
 from ._config import HIST_POOL_BYTES
+from ._criteria import NO_REG
 from ._grow import Splits, choose, drawn_scan
 from ._hist_build import build_features, mark_sides, partition_rows, target_stats
 from ._hist_scan import scan_nodes
@@ -75,7 +76,7 @@ class HistSplitter:
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
-    reg = (0.0, 0.0)  # L2, L1 regularisation of the squared-error score (engine: boosting)
+    reg = NO_REG  # L2, L1 regularisation of the squared-error score (engine: boosting)
     batch_best_first = True  # best-first growth in batches (fastdt._grow._grow_batched)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from .. import _engine, _input, _predict
+from .._criteria import regularised
 from ..dataset import Dataset
 from ..tree import FIELDS, Tree, _decode_classes
 from ._losses import LOSSES, get_loss, quantile_of
@@ -440,9 +441,8 @@ def _raw_score_tree(tree, k, n_cols, learning_rate, lam, alpha):
     step = tree.value[:, 0] * learning_rate  # -G / H: the mean of -g/h weighted by h
     if lam > 0 or alpha > 0:
         H = tree.weighted_n_node_samples
-        minus_g = tree.value[:, 0] * H
-        minus_g = np.sign(minus_g) * np.maximum(np.abs(minus_g) - alpha, 0.0)
-        step = minus_g / (H + lam) * learning_rate
+        minus_g, h = regularised(tree.value[:, 0] * H, H, (lam, alpha))
+        step = minus_g / h * learning_rate
     value = np.zeros((step.shape[0], n_cols))
     value[:, k] = step
     arrays = {name: getattr(tree, name) for name in FIELDS}
