@@ -30,7 +30,6 @@ import time
 import numpy as np
 
 from .. import _engine, _input, _predict
-from .._criteria import regularised
 from ..dataset import Dataset
 from ..tree import FIELDS, Tree, _decode_classes
 from ._losses import LOSSES, get_loss, quantile_of
@@ -440,6 +439,8 @@ def _raw_score_tree(tree, k, n_cols, learning_rate, lam, alpha):
     ``n_cols``."""
     step = tree.value[:, 0] * learning_rate  # -G / H: the mean of -g/h weighted by h
     if lam > 0 or alpha > 0:
+        from .._criteria import regularised  # a kernel module: not loaded on import
+
         H = tree.weighted_n_node_samples
         minus_g, h = regularised(tree.value[:, 0] * H, H, (lam, alpha))
         step = minus_g / h * learning_rate
