@@ -425,8 +425,11 @@ def _scan_segment(
                     sq_r += rc * rc
                 num = sq_l * wr + sq_r * wl
                 den = wl * wr
+            elif is_clf:  # a literal task, as in fastdt._hist_scan._scan_bins
+                num, den = score_candidate(True, crit, left, total, wl, wr, sl, imp_node,
+                                           work, NO_REG)
             else:
-                num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
+                num, den = score_candidate(False, crit, left, total, wl, wr, sl, imp_node,
                                            work, NO_REG)
             if not num * best_den > best_num * den:
                 continue
