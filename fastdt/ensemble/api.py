@@ -373,11 +373,9 @@ def forest_values(forest, X, estimator_name=None):
     :func:`fastdt.ensemble.adaboost.samme_values`); an AdaBoost.R2 forest's weighted
     median (:func:`fastdt.ensemble.adaboost.weighted_median_values`)."""
     if getattr(forest, "boosting", None) is not None:
-        from . import adaboost
         from .boosting import boosted_values
 
-        values = adaboost.samme_values if adaboost.is_samme(forest.boosting) else boosted_values
-        return values(forest, X, estimator_name)
+        return boosted_values(forest, X, estimator_name)
     if getattr(forest, "tree_weights", None) is not None:
         from .adaboost import weighted_median_values
 

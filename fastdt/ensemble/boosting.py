@@ -490,7 +490,13 @@ def raw_scores(forest, X, estimator_name=None):
 
 def boosted_values(forest, X, estimator_name=None):
     """What :func:`fastdt.predict_proba` / :func:`fastdt.predict` read for a boosted
-    forest: class probabilities ``[n, n_classes]``, or predictions ``[n, 1]``."""
+    forest: class probabilities ``[n, n_classes]``, or predictions ``[n, 1]``. AdaBoost's
+    SAMME forests (their ``boosting`` loss is ``"samme"``) are read by
+    :func:`fastdt.ensemble.adaboost.samme_values`."""
+    from . import adaboost
+
+    if adaboost.is_samme(forest.boosting):
+        return adaboost.samme_values(forest, X, estimator_name)
     out = _loss_of(forest).link(raw_scores(forest, X, estimator_name))
     return out if out.ndim == 2 else out[:, None]
 
@@ -550,7 +556,12 @@ def feature_importances(forest, importance_type="gain"):
 
 
 def validate_boosting(forest):
-    """Check ``forest.boosting`` against the forest; ``ValueError`` naming the problem."""
+    """Check ``forest.boosting`` against the forest; ``ValueError`` naming the problem
+    (SAMME's block: :func:`fastdt.ensemble.adaboost.validate_samme`)."""
+    from . import adaboost
+
+    if adaboost.is_samme(forest.boosting):
+        return adaboost.validate_samme(forest)
     b = forest.boosting
     if not isinstance(b, dict):
         raise ValueError("boosting must be a dict")
@@ -591,8 +602,13 @@ def validate_boosting(forest):
 
 
 def boosting_from_meta(meta, where):
-    """``(task, classes, boosting)`` from a forest file's metadata."""
+    """``(task, classes, boosting)`` from a forest file's metadata (SAMME's:
+    :func:`fastdt.ensemble.adaboost.samme_from_meta`)."""
+    from . import adaboost
+
     b = meta.get("boosting")
+    if adaboost.is_samme(b):
+        return adaboost.samme_from_meta(meta, where)
     if meta.get("combine") != "sum" or not isinstance(b, dict):
         raise ValueError(f"{where}: a boosted forest needs combine 'sum' and a boosting "
                          "object")

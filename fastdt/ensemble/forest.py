@@ -209,11 +209,9 @@ class Forest:
         self._trees = None
         self._steps = {}
         if getattr(self, "boosting", None) is not None:
-            from . import adaboost
             from .boosting import validate_boosting
 
-            (adaboost.validate_samme if adaboost.is_samme(self.boosting)
-             else validate_boosting)(self)
+            validate_boosting(self)
         if getattr(self, "tree_weights", None) is not None:
             from .adaboost import validate_tree_weights
 
@@ -279,12 +277,9 @@ def forest_from_contents(contents, where):
 
         tree_weights = tree_weights_from_meta(meta, where)
     elif meta.get("combine", "mean") != "mean" or "boosting" in meta:
-        from . import adaboost
         from .boosting import boosting_from_meta
 
-        read = (adaboost.samme_from_meta if adaboost.is_samme(meta.get("boosting"))
-                else boosting_from_meta)
-        task, classes, boosting = read(meta, where)
+        task, classes, boosting = boosting_from_meta(meta, where)
         n_outputs = 1
     forest = Forest({name: contents[name] for name in FIELDS}, off, task=task,
                     n_features=t0.n_features, classes=classes, n_outputs=n_outputs,
