@@ -403,20 +403,19 @@ def _throughput_lines(Xtr, ytr, threads, repeat):
                 h[codes[f, q], np.uint32(y[q])] += 1.0
 
     ds = fastdt.Dataset(Xtr)
-    codes = ds.codes.copy()  # the Dataset's own codes are read-only
+    codes = ds.codes
     n_features, n = codes.shape
+    rows = np.arange(n, dtype=np.int64)
     ycode = np.ascontiguousarray(ytr, dtype=np.int32)
     width = int(ds.n_bins.max())
     pool = np.zeros((1, n_features, width, 2))
     jobs = np.array([[0, n, 0, -1]], dtype=np.int64)
-    no_part = np.zeros((0, 3), dtype=np.int64)
-    side = np.zeros(n, dtype=np.uint8)
     rstat = np.empty((n, 0))
     reps = max(5, repeat)
 
     def ours():
-        run(build_features, n_features, n * n_features, codes, side, no_part, jobs, pool,
-            ds.n_bins, ycode, rstat, True, False)
+        run(build_features, n_features, n * n_features, codes, rows, jobs, pool, ds.n_bins,
+            ycode, rstat, True, False)
 
     out = np.zeros((n_features, width, 2))
     bare(codes, ycode, out)

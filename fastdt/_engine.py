@@ -48,7 +48,8 @@ class Prepared:
     layout : tuple or None
         The exact splitter's presorted layout (:func:`fastdt._exact.presort`).
     dataset : Dataset or None
-        The bins (histogram splitter); ``own_codes``: its codes may be rearranged.
+        The bins (histogram splitter; never rearranged: trees read them through row
+        ids).
     n_features, feature_names, categories, n_categories, mode, max_surrogates
     limits : dict
         The stopping rules resolved to numbers (:func:`fastdt._input.resolve_limits`).
@@ -202,7 +203,6 @@ def prepare(X, y, sample_weight=None, params=None):
             prep.record["max_bins"] = max_bins = check_max_bins(max_bins)
         prep.sparse = prepare_sparse(cols, target, prep.weights, positive, max_bins)
     elif splitter == "hist":
-        prep.own_codes = dataset is None  # binned here: the fit may rearrange the codes
         if dataset is None:
             dataset = Dataset._from_checked(Xa, categories, p["max_bins"] or DEFAULT_MAX_BINS,
                                             prep.feature_names)
@@ -284,9 +284,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
          min_weight_leaf=None, l2_regularization=0.0, l1_regularization=0.0, scratch=None):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
-    ``copy=False`` lets the growth rearrange the prepared layout (or the codes of a
-    Dataset that the fit binned itself) in place: the last or only tree of a
-    preparation. ``seed`` replaces the prepared seed of the feature sampler.
+    ``copy=False`` lets the growth rearrange the prepared layout in place (exact and
+    sparse splitters): the last or only tree of a preparation. ``seed`` replaces the
+    prepared seed of the feature sampler.
     ``row_weights`` (float64 [n] over the prepared rows, e.g. a forest tree's in-bag
     counts times the sample weights): the tree grows on the rows of positive weight,
     weighted so, from the prepared layout (nothing sorted or binned again);
@@ -350,19 +350,13 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
 
         ds = prep.dataset
         target, weights = prep.target, prep.weights
+        # the rows of the Dataset taking part (None: all)
+        rows = None if prep.positive is None else np.flatnonzero(prep.positive)
         if row_weights is not None:  # the in-bag rows, weighted
             keep = row_weights > 0
-            rows = np.flatnonzero(keep if prep.positive is None else prep.positive)
-            if prep.positive is not None:
-                rows = rows[keep]
-            codes = np.ascontiguousarray(ds.codes[:, rows])
+            rows = np.flatnonzero(keep) if rows is None else rows[keep]
             target, weights = target[keep], row_weights[keep]
-        elif prep.positive is None:
-            codes = ds.codes if (prep.own_codes and not copy) else ds.codes.copy()
-            codes.flags.writeable = True
-        else:
-            codes = np.ascontiguousarray(ds.codes[:, prep.positive])
-        splitter = HistSplitter(codes, target, weights, n_bins=ds.n_bins,
+        splitter = HistSplitter(ds.codes, target, weights, rows=rows, n_bins=ds.n_bins,
                                 bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
                                 pool=None if scratch is None else scratch.get("hist_pool"),
                                 **common)

@@ -1,20 +1,24 @@
 """Histogram splitter: binned features, one histogram per (open node, feature).
 
-Data layout (built once per fit from a :class:`fastdt.Dataset`)::
+Data layout (built once per tree; the codes are the :class:`fastdt.Dataset`'s)::
 
-    codes[f, :]   uint8/uint16 bin of every row for feature f, rows grouped by node:
+    codes[f, :]   uint8/uint16 bin of every row of the Dataset for feature f (read only):
                   0 .. n_bins[f]-1 the value bins (categorical: the category codes),
                   n_bins[f] the missing bin (NaN)
-    ycode[:]      class code of each row (classification)
-    rstat[:, :]   per-row statistics: the weight (weighted classification), or
-                  (w, w*y, w*t(y)) for regression; no columns when not needed
+    rows[:]       the row of codes at each position, grouped by node
+    ycode[:]      class code at each position (classification)
+    rstat[:, :]   statistics at each position: the weight (weighted classification),
+                  or (w, w*y, w*t(y)) for regression; no columns when not needed
 
     positions:   | node 3: [a3, b3) | node 4: [a4, b4) | ... finished leaves ... |
 
-Unlike the exact splitter's layout, every feature row is in the *same* row order: a
-node owns ``[start, end)`` of all of them, and splitting a node is one stable partition
-of that range, the same in every row (marked once per position in ``side``). Every
-histogram is then built by reading memory in order.
+Unlike the exact splitter's layout, the positions are one order for every feature: a
+node owns ``[start, end)``, and splitting a node is one stable partition of that range
+of the per-position arrays (sides marked once per position in ``side``); the codes
+never move (LightGBM's row indices). A histogram reads its node's statistics in order
+and each feature's codes through the row ids, which rise within a node (the partition
+is stable), so the reads of a feature's codes only go forward. A tree of in-bag rows
+(forests) is the list of their ids: no copy of the codes.
 
 Histograms live in a pool ``float64 [slots, F, B, H]`` (``B = max(n_bins) + 1``: the
 value bins of the widest feature and a missing bin): ``H`` columns per bin, the
@@ -54,10 +58,14 @@ class HistSplitter:
 
     Parameters
     ----------
-    codes : uint8 or uint16 ndarray [F, n]
-        Bins of the training rows (partitioned in place).
+    codes : uint8 or uint16 ndarray [F, N]
+        Bins of the Dataset's rows (read only).
     target, weights
-        Class codes or targets, and the weights (None when every weight is 1).
+        Class codes or targets, and the weights (None when every weight is 1), of the
+        training rows.
+    rows : None or int64 ndarray [n]
+        The rows of ``codes`` the tree grows on, in the order of ``target`` (None: all,
+        ``0 .. N-1``).
     n_stats, is_clf, crit
         Width of a statistics row, task, criterion code.
     n_bins, bin_lo, bin_hi : int32 [F], float64 [F, B], float64 [F, B]
@@ -80,10 +88,13 @@ class HistSplitter:
     batch_best_first = True  # best-first growth in batches (fastdt._grow._grow_batched)
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
-                 bin_hi, n_categories, min_samples_leaf, min_weight_leaf, mono=None, pool=None):
-        n_features, n = codes.shape
+                 bin_hi, n_categories, min_samples_leaf, min_weight_leaf, rows=None,
+                 mono=None, pool=None):
+        n_features, n = codes.shape[0], target.shape[0]
         self.n, self.n_features = n, n_features
         self.codes = codes
+        # partitioned in place: always a copy
+        self.rows = np.arange(n, dtype=np.int64) if rows is None else rows.astype(np.int64)
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.weighted = weights is not None
@@ -130,19 +141,17 @@ class HistSplitter:
         del self.free[len(self.free) - k:]
         return np.array(taken, dtype=np.int64)
 
-    def _build(self, part, jobs):
-        rows = int((part[:, 1] - part[:, 0]).sum() + (jobs[:, 1] - jobs[:, 0]).sum())
-        run(build_features, self.n_features, rows * self.n_features, self.codes, self.side,
-            part, jobs, self.pool, self.n_bins, self.ycode, self.rstat, self.is_clf,
-            self.weighted)
+    def _build(self, jobs):
+        rows = int((jobs[:, 1] - jobs[:, 0]).sum())
+        run(build_features, self.n_features, rows * self.n_features, self.codes, self.rows,
+            jobs, self.pool, self.n_bins, self.ycode, self.rstat, self.is_clf, self.weighted)
 
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
         if nodes.count == 1:  # the root: its histogram is kept for the subtraction
             slot = int(self._take(1)[0])
             self.slot[0] = slot
-            self._build(np.zeros((0, 3), dtype=np.int64),
-                        np.array([[0, self.n, slot, -1]], dtype=np.int64))
+            self._build(np.array([[0, self.n, slot, -1]], dtype=np.int64))
         k, n_features, n_stats = ids.shape[0], self.n_features, self.n_stats
         scan = np.stack([nodes.start[ids], nodes.end[ids]], axis=1)
         t_proxy = np.empty((k, n_features))
@@ -160,10 +169,11 @@ class HistSplitter:
         rows = int(np.where(slots >= 0, self.n_bins_max, scan[:, 1] - scan[:, 0]).sum())
         run(scan_nodes, k, rows * min(n_features, int(max_features)), self.pool, slots, scan,
             nodes.stats[ids], nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
-            self.codes, self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, self.cats,
-            self.is_clf, self.crit, self.weighted, self.min_samples_leaf,
-            self.min_weight_leaf, self.mono, nodes.bounds[ids], seeds, int(max_features),
-            pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg)
+            self.codes, self.rows, self.ycode, self.rstat, self.n_bins, self.bin_lo,
+            self.bin_hi, self.cats, self.is_clf, self.crit, self.weighted,
+            self.min_samples_leaf, self.min_weight_leaf, self.mono, nodes.bounds[ids],
+            seeds, int(max_features), pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat,
+            t_l, t_r, self.reg)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
@@ -209,13 +219,13 @@ class HistSplitter:
         node = part[:, 2]
         feat = nodes.feature[node]
         rows = int((part[:, 1] - part[:, 0]).sum())
-        run(mark_sides, part.shape[0], rows, self.codes, part, feat, nodes.c_bin[node],
-            nodes.missing_go_left[node], nodes.cat[node], self.n_bins, self.n_categories,
-            self.side)
-        run(partition_rows, part.shape[0], rows * max(1, self.rstat.shape[1]), self.ycode,
-            self.rstat, self.side, part)
+        run(mark_sides, part.shape[0], rows, self.codes, self.rows, part, feat,
+            nodes.c_bin[node], nodes.missing_go_left[node], nodes.cat[node], self.n_bins,
+            self.n_categories, self.side)
+        run(partition_rows, part.shape[0], rows * (1 + self.rstat.shape[1]), self.rows,
+            self.ycode, self.rstat, self.side, part)
         jobs, temps = self._plan(part, nodes, is_open)
-        self._build(part, jobs)
+        self._build(jobs)
         self._free(temps)
 
     def _plan(self, part, nodes, is_open):

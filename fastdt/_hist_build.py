@@ -2,11 +2,11 @@
 
 The layout and the histogram pool are described in :mod:`fastdt._hist`. Per level,
 after the driver split some nodes, :func:`mark_sides` marks the side of every position of
-the split nodes and :func:`partition_rows` moves the per-row arrays (threads over
-nodes), and
-:func:`build_features` moves the bin codes of every feature (threads over features) and
-then builds the histograms the next scan needs (the smaller child's from its rows, the
-larger's as its parent's minus it), as :class:`fastdt._hist.HistSplitter` planned.
+the split nodes and :func:`partition_rows` moves the per-position arrays (the row ids
+and the rows' statistics; threads over nodes), and :func:`build_features` builds the
+histograms the next scan needs (the smaller child's from its rows, the larger's as its
+parent's minus it; threads over features), as :class:`fastdt._hist.HistSplitter`
+planned. The bin codes never move: they are read through the row ids.
 """
 
 import numpy as np
@@ -17,31 +17,9 @@ from ._jit import JIT
 
 
 @JIT
-def _partition_codes(codes_f, side, a, b, buf):
-    """Stable in-place partition of ``codes_f[a:b]``: side 0 first, then side 1.
-
-    Branch-free: each value is written to both destinations and only the counter of
-    its side advances (sides of a split are unpredictable; a branch would miss half
-    the time).
-    """
-    w = a
-    r = 0
-    for p in range(a, b):
-        q = np.uint64(p)  # unsigned indexing, as in _accumulate
-        v = codes_f[q]
-        s = np.int64(side[q])
-        codes_f[np.uint64(w)] = v
-        buf[np.uint64(r)] = v
-        w += 1 - s
-        r += s
-    for j in range(r):
-        codes_f[np.uint64(w + j)] = buf[np.uint64(j)]
-
-
-@JIT
-def mark_sides(lo, hi, codes, part, feat, cbin, mgl, cat, n_bins, n_categories, side):
-    """``side[p] = 1`` if position ``p`` of node ``part[m]`` (``m`` in ``[lo, hi)``) goes
-    right, else 0.
+def mark_sides(lo, hi, codes, rows, part, feat, cbin, mgl, cat, n_bins, n_categories, side):
+    """``side[p] = 1`` if position ``p`` (row ``rows[p]``) of node ``part[m]`` (``m`` in
+    ``[lo, hi)``) goes right, else 0.
 
     On the split feature ``f = feat[m]``, the missing code ``n_bins[f]`` goes left iff
     ``mgl[m] == 1``; a categorical code ``c`` goes left iff its bit is set in
@@ -57,7 +35,7 @@ def mark_sides(lo, hi, codes, part, feat, cbin, mgl, cat, n_bins, n_categories, 
             words = cat[m]
             for p in range(part[m, 0], part[m, 1]):
                 q = np.uint64(p)  # unsigned indexing, as in _accumulate
-                c = np.uint64(codes_f[q])
+                c = np.uint64(codes_f[np.uint64(rows[q])])
                 if np.int64(c) == mc:
                     side[q] = miss_side
                 else:
@@ -68,19 +46,25 @@ def mark_sides(lo, hi, codes, part, feat, cbin, mgl, cat, n_bins, n_categories, 
             ml = mc if mgl[m] == 1 else -1
             for p in range(part[m, 0], part[m, 1]):
                 q = np.uint64(p)
-                c = np.int64(codes_f[q])
+                c = np.int64(codes_f[np.uint64(rows[q])])
                 side[q] = (c > t) & (c != ml)  # branch-free
 
 
 @JIT
-def partition_rows(lo, hi, ycode, rstat, side, part):
-    """Stable partition of the per-row arrays over the ranges ``part[lo:hi]``
-    (branch-free, as :func:`_partition_codes`)."""
+def partition_rows(lo, hi, rows, ycode, rstat, side, part):
+    """Stable partition of the per-position arrays (row ids, class codes, statistics)
+    over the ranges ``part[lo:hi]``: side 0 first, then side 1.
+
+    Branch-free: each value is written to both destinations and only the counter of
+    its side advances (sides of a split are unpredictable; a branch would miss half
+    the time).
+    """
     has_code = ycode.shape[0] > 0
     n_cols = rstat.shape[1]
     for m in range(lo, hi):
         a = part[m, 0]
         b = part[m, 1]
+        buf_r = np.empty(b - a, dtype=rows.dtype)
         buf_c = np.empty(b - a if has_code else 0, dtype=ycode.dtype)
         buf_s = np.empty((b - a, n_cols))
         w = a
@@ -90,6 +74,9 @@ def partition_rows(lo, hi, ycode, rstat, side, part):
             qw = np.uint64(w)
             qr = np.uint64(r)
             s = np.int64(side[q])
+            i = rows[q]
+            rows[qw] = i
+            buf_r[qr] = i
             if has_code:
                 v = ycode[q]
                 ycode[qw] = v
@@ -103,6 +90,7 @@ def partition_rows(lo, hi, ycode, rstat, side, part):
         for i in range(r):
             qi = np.uint64(i)
             qw = np.uint64(w + i)
+            rows[qw] = buf_r[qi]
             if has_code:
                 ycode[qw] = buf_c[qi]
             for j in range(n_cols):
@@ -110,35 +98,27 @@ def partition_rows(lo, hi, ycode, rstat, side, part):
 
 
 @JIT
-def build_features(lo, hi, codes, side, part, jobs, pool, n_bins, ycode, rstat, is_clf,
-                   weighted):
-    """Partition the split nodes' ranges in the rows of features ``[lo, hi)``, then build
-    their histograms.
+def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf, weighted):
+    """Build the planned histograms of features ``[lo, hi)``.
 
     Parameters
     ----------
-    codes : uint8/uint16 [F, n]
-        Binned features, partitioned in place.
-    side, part
-        Sides of positions (:func:`mark_sides`) and ``[start, end, node]`` rows.
+    codes : uint8/uint16 [F, N]
+        Binned features (read only).
+    rows : int64 [n]
+        The row (of ``codes``) at each position.
     jobs : int64 [j, 4]
         ``(start, end, dst, sub)``: histogram of positions ``[start, end)`` into pool
         slot ``dst``; if ``sub >= 0``, then ``pool[sub] -= pool[dst]`` (subtraction).
     pool : float64 [slots, F, B, H]
     """
-    scratch = 0
-    for m in range(part.shape[0]):
-        scratch = max(scratch, part[m, 1] - part[m, 0])
     for f in range(lo, hi):
-        if part.shape[0] > 0:
-            buf = np.empty(scratch, dtype=codes.dtype)
-            for m in range(part.shape[0]):
-                _partition_codes(codes[f], side, part[m, 0], part[m, 1], buf)
         nb = n_bins[f] + 1  # value bins and the missing bin
         for j in range(jobs.shape[0]):
             h = pool[jobs[j, 2], f]
             h[:nb] = 0.0
-            _accumulate(codes[f], ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf, weighted, h)
+            _accumulate(codes[f], rows, ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf, weighted,
+                        h)
             if jobs[j, 3] >= 0:
                 g = pool[jobs[j, 3], f]
                 for k in range(nb):

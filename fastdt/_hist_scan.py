@@ -42,8 +42,9 @@ def _bin_rows(h, q, is_clf, weighted):
 
 
 @JIT
-def _accumulate(codes_f, ycode, rstat, a, b, is_clf, weighted, h):
-    """Add positions ``[a, b)`` of one feature row to histogram ``h`` (float64 [B, H]).
+def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h):
+    """Add positions ``[a, b)`` (rows ``rows[a:b]`` of the feature's codes ``codes_f``) to
+    histogram ``h`` (float64 [B, H]).
 
     Positions are indexed as unsigned integers: numba then knows they are not
     negative and leaves out the wrap-around test of every access (2.5 times faster
@@ -54,17 +55,17 @@ def _accumulate(codes_f, ycode, rstat, a, b, is_clf, weighted, h):
     if is_clf and not weighted:
         for p in range(a, b):
             q = np.uint64(p)
-            h[codes_f[q], np.uint32(ycode[q])] += 1.0
+            h[codes_f[np.uint64(rows[q])], np.uint32(ycode[q])] += 1.0
     elif is_clf:
         for p in range(a, b):
             q = np.uint64(p)
-            k = codes_f[q]
+            k = codes_f[np.uint64(rows[q])]
             h[k, np.uint32(ycode[q])] += rstat[q, 0]
             h[k, last] += 1.0
     else:
         for p in range(a, b):
             q = np.uint64(p)
-            k = codes_f[q]
+            k = codes_f[np.uint64(rows[q])]
             h[k, 0] += rstat[q, 0]
             h[k, 1] += rstat[q, 1]
             h[k, 2] += rstat[q, 2]
@@ -247,7 +248,7 @@ def _scan_categorical_bins(
 
 @JIT
 def scan_nodes(
-    lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, ycode, rstat, n_bins,
+    lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, rows, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, out_proxy, out_nl, out_thr,
     out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg,
@@ -320,15 +321,15 @@ def scan_nodes(
             if stored:
                 h = pool[slots[k], f]
             elif compact:
-                nb = _compact_histogram(codes[f], ycode, rstat, a, b, is_clf, weighted, nb,
-                                        lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins)
+                nb = _compact_histogram(codes[f], rows, ycode, rstat, a, b, is_clf, weighted,
+                                        nb, lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins)
                 h = h_c
                 lo_f = lo_c
                 hi_f = hi_c
             else:  # one feature at a time: the scratch stays in L1
                 h = scratch
                 h[: nb + 1] = 0.0
-                _accumulate(codes[f], ycode, rstat, a, b, is_clf, weighted, h)
+                _accumulate(codes[f], rows, ycode, rstat, a, b, is_clf, weighted, h)
             if cats is not None and cats[f] > 0:
                 proxy, nl, nc, mgl = _scan_categorical_bins(
                     h, nb, lo_f, scan_stats[k], scan_w[k], b - a, scan_imp[k], is_clf, crit,
@@ -356,8 +357,8 @@ def scan_nodes(
 
 
 @JIT
-def _compact_histogram(codes_f, ycode, rstat, a, b, is_clf, weighted, nb, lo_f, hi_f,
-                       start, order, h, lo_c, hi_c, bins):
+def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, lo_f,
+                       hi_f, start, order, h, lo_c, hi_c, bins):
     """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
 
     For a node with fewer rows than bins, whose dense histogram would be mostly empty
@@ -371,18 +372,18 @@ def _compact_histogram(codes_f, ycode, rstat, a, b, is_clf, weighted, nb, lo_f, 
     """
     start[: nb + 2] = 0
     for p in range(a, b):
-        start[np.uint64(codes_f[np.uint64(p)]) + np.uint64(1)] += 1
+        start[np.uint64(codes_f[np.uint64(rows[p])]) + np.uint64(1)] += 1
     for c in range(nb + 1):
         start[c + 1] += start[c]
     for p in range(a, b):
-        c = np.uint64(codes_f[np.uint64(p)])
+        c = np.uint64(codes_f[np.uint64(rows[p])])
         order[start[c]] = p
         start[c] += 1
     last = h.shape[1] - 1
     m = -1
     for i in range(b - a):
         p = np.uint64(order[i])
-        c = np.uint64(codes_f[p])
+        c = np.uint64(codes_f[np.uint64(rows[p])])
         if m < 0 or c != bins[m]:
             m += 1
             h[m, :] = 0.0

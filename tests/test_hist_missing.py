@@ -162,16 +162,20 @@ def test_mark_sides_routes_missing_and_categories():
     codes = np.array([[0, 1, 2, 3, 3, 1], [0, 1, 2, 3, 0, 2]], dtype=np.uint8)
     part = np.array([[0, 6, 0]], dtype=np.int64)
     n_bins = np.array([3, 3], dtype=np.int32)
+    n_cats = np.array([0, 3], np.int32)
     side = np.zeros(6, dtype=np.uint8)
-    for mgl, expect in ((1, [0, 0, 1, 0, 0, 0]), (0, [0, 0, 1, 1, 1, 0])):
-        mark_sides.py_func(0, 1, codes, part, np.array([0]), np.array([1]), np.array([mgl]),
-                   np.zeros((1, 1), dtype=np.uint64), n_bins, np.array([0, 3], np.int32),
-                   side)
-        np.testing.assert_array_equal(side, expect)
-    # feature 1 categorical (3 categories, code 3 missing): category 2 left, missing left
-    mark_sides.py_func(0, 1, codes, part, np.array([1]), np.array([-1]), np.array([1]),
-               np.array([[4]], dtype=np.uint64), n_bins, np.array([0, 3], np.int32), side)
-    np.testing.assert_array_equal(side, [1, 1, 0, 0, 1, 0])
+    # positions read the codes through the row ids: in order, then reversed
+    for rows in (np.arange(6), np.arange(6)[::-1].copy()):
+        for mgl, expect in ((1, [0, 0, 1, 0, 0, 0]), (0, [0, 0, 1, 1, 1, 0])):
+            mark_sides.py_func(0, 1, codes, rows, part, np.array([0]), np.array([1]),
+                               np.array([mgl]), np.zeros((1, 1), dtype=np.uint64), n_bins,
+                               n_cats, side)
+            np.testing.assert_array_equal(side, np.array(expect)[rows])
+        # feature 1 categorical (3 categories, code 3 missing): category 2 left, missing left
+        mark_sides.py_func(0, 1, codes, rows, part, np.array([1]), np.array([-1]),
+                           np.array([1]), np.array([[4]], dtype=np.uint64), n_bins, n_cats,
+                           side)
+        np.testing.assert_array_equal(side, np.array([1, 1, 0, 0, 1, 0])[rows])
 
 
 # --------------------------------------------------------------------- parity with exact
