@@ -48,7 +48,7 @@ import numpy as np
 from ._config import HIST_POOL_BYTES
 from ._criteria import NO_REG
 from ._grow import Splits, choose, drawn_scan
-from ._hist_build import build_features, mark_sides, partition_rows, target_stats
+from ._hist_build import build_features, mark_sides, partition_rows, regression_rows
 from ._hist_scan import scan_nodes
 from ._parallel import run
 
@@ -98,7 +98,8 @@ class HistSplitter:
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.weighted = weights is not None
-        self.ycode, self.rstat = row_arrays(target, weights, is_clf, crit)
+        self.ycode, self.rstat, self.total = row_arrays(target, weights, is_clf, crit,
+                                                        n_stats)
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None
@@ -120,10 +121,7 @@ class HistSplitter:
 
     def root(self):
         """Statistics of all rows (summed in row order)."""
-        if self.is_clf:
-            w = self.rstat[:, 0] if self.weighted else None
-            return np.bincount(self.ycode, weights=w, minlength=self.n_stats).astype(np.float64)
-        return self.rstat.sum(axis=0)  # row by row, each column in row order
+        return self.total
 
     def _take(self, m):
         """Up to ``m`` free slots of the pool (grown by doubling up to ``max_slots``)."""
@@ -268,21 +266,19 @@ class HistSplitter:
         ]).astype(np.int64)
         return jobs, new[~keep_small[got]]
 
-def row_arrays(target, weights, is_clf, crit):
+def row_arrays(target, weights, is_clf, crit, n_stats):
     """The per-row arrays of the layout, ``(ycode, rstat)``, from the targets (class
-    codes, or y) and the weights (None when every weight is 1)."""
+    codes, or y) and the weights (None when every weight is 1), and the statistics of
+    all rows (summed in row order)."""
     n = target.shape[0]
     if is_clf:
         ycode = np.array(target, dtype=np.int32)  # a copy: partitioned in place
         rstat = np.empty((n, 0)) if weights is None else weights.reshape(-1, 1).copy()
-        return ycode, rstat
-    w = np.ones(n) if weights is None else weights
-    rstat = np.empty((n, 3))
-    rstat[:, 0] = w
-    rstat[:, 1] = w * target
-    t = np.empty(n)
-    target_stats(crit, target, t)
-    rstat[:, 2] = w * t
-    return np.empty(0, dtype=np.int32), rstat
+        w = rstat[:, 0] if weights is not None else None
+        total = np.bincount(ycode, weights=w, minlength=n_stats).astype(np.float64)
+        return ycode, rstat, total
+    rstat, total = np.empty((n, 3)), np.empty(3)
+    regression_rows(crit, target, np.ones(n) if weights is None else weights, rstat, total)
+    return np.empty(0, dtype=np.int32), rstat, total
 
 

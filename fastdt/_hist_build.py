@@ -127,9 +127,17 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
 
 
 @JIT
-def target_stats(crit, y, out):
-    """``out[i] = t(y[i])`` (:func:`fastdt._criteria.target_stat`: the same function,
-    so that hist and exact trees agree bit for bit)."""
+def regression_rows(crit, y, w, rstat, total):
+    """``rstat[i] = (w[i], w[i] y[i], w[i] t(y[i]))`` (:func:`fastdt._criteria.target_stat`:
+    the same function, so that hist and exact trees agree bit for bit) and ``total``
+    their column sums, added in row order (numpy's ``rstat.sum(axis=0)``, in one pass
+    with the rows)."""
+    total[:] = 0.0
     for i in range(y.shape[0]):
-        out[i] = target_stat(crit, y[i])
+        wi = w[i]
+        rstat[i, 0] = wi
+        rstat[i, 1] = wi * y[i]
+        rstat[i, 2] = wi * target_stat(crit, y[i])
+        for c in range(3):
+            total[c] += rstat[i, c]
 
