@@ -74,9 +74,9 @@ def partition_rows(lo, hi, rows, ycode, rstat, side, part):
             qw = np.uint64(w)
             qr = np.uint64(r)
             s = np.int64(side[q])
-            i = rows[q]
-            rows[qw] = i
-            buf_r[qr] = i
+            row = rows[q]
+            rows[qw] = row
+            buf_r[qr] = row
             if has_code:
                 v = ycode[q]
                 ycode[qw] = v
