@@ -260,8 +260,8 @@ def _scan_run(e_vals, e_ys, e_ws, weighted, i, j, n_node, total, w_node, imp_nod
             if mono is not None and mono[f] != 0 and not monotone_ok(
                     is_clf, mono[f], left, total, wl, wr, sl, lower, upper, NO_REG):
                 continue
-            num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node, work,
-                                   NO_REG)
+            num, den = score_candidate(is_clf, crit, left, total, wl, wr, sl, imp_node,
+                                       work, NO_REG)
             if not num * best_den > best_num * den:
                 continue
             best_num = num
