@@ -14,6 +14,7 @@ Usage::
     python benchmarks/compare.py --section sparse    # 1e6 x 10,000 CSR fit (~1 min)
     python benchmarks/compare.py --section forests   # 100-tree forests (~12 min)
     python benchmarks/compare.py --section boosting  # 100 boosting rounds (~4 min)
+    python benchmarks/compare.py --section multiway  # C4.5 against Weka's J48 on Adult
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -50,7 +51,8 @@ its peak memory (``compare_forests.py``). ``--section boosting`` (also part of `
 fits 100 rounds of 255-leaf gradient boosting on 250,000 x 20 rows
 (``--boosting-rows``) against LightGBM, XGBoost and HistGradientBoosting, each in a
 fresh process, with fastdt's time per round against the rows and an accuracy table on
-the shared tables (``compare_boosting.py``).
+the shared tables (``compare_boosting.py``). ``--section multiway`` (also part of
+``all``) fits C4.5 on Adult against Weka's J48 (``compare_multiway.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -79,14 +81,14 @@ def _parse(argv):
                    help="skip the max_depth=None fits")
     p.add_argument("--section",
                    choices=("all", "synthetic", "tables", "pruning", "small", "sparse",
-                            "forests", "boosting"),
+                            "forests", "boosting", "multiway"),
                    default="all",
                    help="all (default), the make_classification tables only (synthetic), "
                         "the real tables with categorical columns only (tables), the "
                         "choice of ccp_alpha by cross-validation on Adult (pruning), "
                         "the fixed cost of fits on small data (small), a fit on a "
-                        "sparse matrix (sparse), forests of 100 trees (forests) or "
-                        "gradient boosting (boosting)")
+                        "sparse matrix (sparse), forests of 100 trees (forests), "
+                        "gradient boosting (boosting) or C4.5 against J48 (multiway)")
     p.add_argument("--sparse-rows", type=int, default=1_000_000,
                    help="rows of the sparse section's CSR matrix")
     p.add_argument("--sparse-features", type=int, default=10_000,
@@ -814,7 +816,8 @@ def main(argv=None):
                                    ("small", "compare_small", "small_section"),
                                    ("sparse", "sparse_fit", "sparse_section"),
                                    ("forests", "compare_forests", "forests_section"),
-                                   ("boosting", "compare_boosting", "boosting_section")):
+                                   ("boosting", "compare_boosting", "boosting_section"),
+                                   ("multiway", "compare_multiway", "multiway_section")):
         if args.section in ("all", name):
             if args.section == "all":
                 say("")

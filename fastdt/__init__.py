@@ -18,6 +18,7 @@ from .ensemble import (
     GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor, fit_adaboost,
     fit_boosting, fit_forest, predict_quantiles,
 )
+from .multiway import C45Classifier, ID3Classifier
 from ._warmup import warmup
 from . import rules
 
@@ -29,6 +30,7 @@ __all__ = [
     "ExtraTreesClassifier", "ExtraTreesRegressor", "BaggingClassifier", "BaggingRegressor",
     "GradientBoostingClassifier", "GradientBoostingRegressor", "AdaBoostClassifier",
     "AdaBoostRegressor", "fit_adaboost",
+    "C45Classifier", "ID3Classifier",
     "Dataset", "DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier",
     "ExtraTreeRegressor", "LEAF",
     "NumericLookingColumnWarning", "Tree", "TreeArrays",

@@ -23,7 +23,7 @@ from numba import prange
 
 from ._config import LEAF
 from ._jit import JIT, PJIT
-from .kernels import fractional_values, go_left
+from .kernels import child, fractional_values
 
 
 @JIT
@@ -85,7 +85,7 @@ def permuted_predictions(t, X, f, rows, starts, col, node_pred, is_clf, fraction
         Output: ``out[rows[j]]``.
     """
     k = rows.shape[0]
-    size = np.int64(t.depth.max()) + 2
+    size = t.left.shape[0] + 1  # fractional_values' stack
     block = 256
     for blk in prange((k + block - 1) // block):
         x = np.empty(X.shape[1], dtype=X.dtype)
@@ -102,7 +102,7 @@ def permuted_predictions(t, X, f, rows, starts, col, node_pred, is_clf, fraction
                 continue
             node = starts[j]
             while t.left[node] != LEAF:
-                node = t.left[node] if go_left(t, node, x) else t.right[node]
+                node = child(t, node, x)
             out[i] = node_pred[node]
 
 

@@ -71,7 +71,8 @@ def X_for(tree, X, estimator_name=None):
 
 def numeric_route(tree, has_nan):
     """Whether rows take the branch-free kernels: numeric-only tree, no NaN in X."""
-    return not has_nan and tree.cat_bitsets.shape[0] == 0 and tree.surrogate_feature.shape[0] == 0
+    return (not has_nan and tree.cat_bitsets.shape[0] == 0
+            and tree.surrogate_feature.shape[0] == 0 and not tree.is_multiway.any())
 
 
 def leaves(tree, Xa, has_nan):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ._config import LEAF
 from ._jit import JIT
-from .kernels import go_left
+from .kernels import child
 
 
 @JIT
@@ -249,7 +249,7 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
                 diff[s] += loss
                 diff[hi] -= loss
                 hi = s
-            node = t.left[node] if go_left(t, node, x) else t.right[node]
+            node = child(t, node, x)
     acc = 0.0
     for k in range(n_steps + 1):
         acc += diff[k]
@@ -268,7 +268,7 @@ def node_losses(t, X, y, w, node_pred, is_clf, out):
             out[node] += w[i] * _row_loss(node_pred, node, y[i], is_clf)
             if t.left[node] == LEAF:
                 break
-            node = t.left[node] if go_left(t, node, x) else t.right[node]
+            node = child(t, node, x)
 
 
 @JIT

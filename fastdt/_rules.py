@@ -164,19 +164,27 @@ def c45_added_errors(n, e, cf, coeff):
     coeff : float
         ``z ** 2`` for ``cf`` (:func:`fastdt.rules.c45_coefficient`).
     """
+    return added_errors(n, e, cf, coeff, 0.67)
+
+
+@JIT
+def added_errors(n, e, cf, coeff, top):
+    """:func:`c45_added_errors` with ``top (n - e)`` added errors when ``e + 0.5 >= n``
+    (C4.5: ``top = 0.67``; Weka's J48, whose ``Stats.addErrs`` is otherwise the same
+    computation with the exact normal quantile for ``z``: ``top = 1``)."""
     val0 = n * (1.0 - exp(log(cf) / n))
     if e < 1e-6:
         return val0
     if e < 0.9999:
-        return val0 + e * (_added_errors_normal(n, 1.0, coeff) - val0)
-    return _added_errors_normal(n, e, coeff)
+        return val0 + e * (_added_errors_normal(n, 1.0, coeff, top) - val0)
+    return _added_errors_normal(n, e, coeff, top)
 
 
 @JIT
-def _added_errors_normal(n, e, coeff):
-    """The ``e >= 1`` branches of :func:`c45_added_errors`."""
+def _added_errors_normal(n, e, coeff, top):
+    """The ``e >= 1`` branches of :func:`added_errors`."""
     if e + 0.5 >= n:
-        return 0.67 * (n - e)
+        return top * (n - e)
     pr = (e + 0.5 + coeff / 2.0
           + sqrt(coeff * ((e + 0.5) * (1.0 - (e + 0.5) / n) + coeff / 4.0))) / (n + coeff)
     return n * pr - e

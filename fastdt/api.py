@@ -14,8 +14,8 @@ from .pruning import prune
 __all__ = ["fit", "predict", "predict_proba", "apply", "decision_path"]
 
 
-def fit(X, y, *, sample_weight=None, **params):
-    """Fit one CART decision tree.
+def fit(X, y, *, sample_weight=None, algorithm="cart", **params):
+    """Fit one decision tree: CART (binary splits, the default), C4.5 or ID3.
 
     Parameters
     ----------
@@ -28,6 +28,12 @@ def fit(X, y, *, sample_weight=None, **params):
         Class labels (any type; classification) or a numeric target (regression).
     sample_weight : array-like of shape (n_samples,), optional
         Non-negative weights.
+    algorithm : {"cart", "c4.5", "id3"}, default="cart"
+        ``"c4.5"`` and ``"id3"`` grow multiway classification trees as Quinlan's
+        C4.5 Release 8 and ID3 do (one branch per category of a nominal feature); they
+        take ``min_samples_leaf``, ``max_depth`` and ``categorical_features``, and C4.5
+        also ``confidence`` (0.25), ``prune`` (True) and ``subtree_raising`` (True).
+        See docs/multiway.md. The parameters below are CART's.
     task : {"classification", "regression"}, optional
         Inferred when omitted: from ``criterion`` if given, else floating-point ``y``
         means regression and anything else classification.
@@ -48,6 +54,13 @@ def fit(X, y, *, sample_weight=None, **params):
     -------
     Tree
     """
+    if algorithm != "cart":
+        from . import multiway
+
+        if algorithm not in multiway.ALGORITHMS:
+            raise ValueError(f"algorithm={algorithm!r} is not one of ('cart', "
+                             f"{', '.join(map(repr, multiway.ALGORITHMS))})")
+        return multiway.fit(X, y, algorithm=algorithm, sample_weight=sample_weight, **params)
     tree, prep = _engine.build(X, y, sample_weight, params)
     if prep.ccp_alpha > 0.0:  # minimal cost-complexity pruning, as scikit-learn
         tree = prune(tree, prep.ccp_alpha)

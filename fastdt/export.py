@@ -35,7 +35,8 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
     Categorical splits read ``name in {a, b}`` / ``name not in {a, b}``, listing the
     categories that go left by name (by code when the tree has no category names).
     A split of the present values from the missing ones (threshold ``+inf``) reads
-    ``name is present`` / ``name is missing``.
+    ``name is present`` / ``name is missing``. A multiway split (ID3/C4.5) has one
+    line per category, ``name = level``, in the order of the categories.
 
     Parameters
     ----------
@@ -128,9 +129,8 @@ def export_text(tree, *, feature_names=None, class_names=None, decimals=3, max_d
             lines.append(_BRANCH * level + _ARROW
                          + f"truncated branch of depth {int(heights[node])}")
             continue
-        left_text, right_text = _split_text(tree, node, names, number, show_missing)
-        stack.append((int(tree.right[node]), level + 1, right_text))
-        stack.append((int(tree.left[node]), level + 1, left_text))
+        for child, text in _branches(tree, node, names, number, show_missing)[::-1]:
+            stack.append((child, level + 1, text))
     return "\n".join(lines) + "\n"
 
 
@@ -202,8 +202,38 @@ def _subtree_heights(tree):
     right = tree.right
     heights = np.ones(left.shape[0], dtype=np.int64)
     for node in np.flatnonzero(left != LEAF)[::-1]:
-        heights[node] = 1 + max(heights[left[node]], heights[right[node]])
+        heights[node] = 1 + heights[left[node]:right[node] + 1].max()
     return heights
+
+
+def _is_multiway(tree, node):
+    return tree.cat_offset[node] < 0 and tree.n_categories[tree.feature[node]] > 0
+
+
+def _branches(tree, node, names, number, show_missing=False):
+    """``[(child, condition), ...]`` of internal ``node``, in child order: the two of
+    :func:`_split_text`, or ``name = level`` for each child of a multiway split."""
+    if not _is_multiway(tree, node):
+        texts = _split_text(tree, node, names, number, show_missing)
+        return [(int(tree.left[node]), texts[0]), (int(tree.right[node]), texts[1])]
+    f = int(tree.feature[node])
+    w = tree.weighted_n_node_samples
+    out = []
+    for child, level in _levels(tree, node):
+        text = f"{names[f]} = {level}"
+        if show_missing and w[node] > 0:
+            text += f" (missing: {w[child] / w[node]:.0%})"
+        out.append((child, text))
+    return out
+
+
+def _levels(tree, node):
+    """``[(child, level), ...]`` of multiway ``node`` (levels as ``str``)."""
+    f = int(tree.feature[node])
+    levels = tree.categories[f] if tree.categories is not None else None
+    first = int(tree.left[node])
+    return [(first + c, str(levels[c] if levels else c))
+            for c in range(int(tree.right[node]) - first + 1)]
 
 
 def _split_text(tree, node, names, number, show_missing=False):
@@ -281,7 +311,9 @@ def _node_lines(tree, node, names, labels, number, show_missing, impurity=False)
     """The lines of a node's box (export_graphviz, plot_tree): the left branch's
     condition (internal nodes), the impurity (optional), samples, value and class."""
     parts = []
-    if tree.left[node] != LEAF:
+    if tree.left[node] != LEAF and _is_multiway(tree, node):
+        parts.append(f"{names[int(tree.feature[node])]} = ?")
+    elif tree.left[node] != LEAF:
         parts.append(_split_text(tree, node, names, number, show_missing)[0])
     if impurity:
         parts.append(f"{tree.criterion or 'impurity'} = {number(tree.impurity[node])}")
@@ -312,8 +344,10 @@ def to_dict(tree, *, feature_names=None, class_names=None):
     present value goes left) or ``categories`` (the levels that go left), ``missing``
     (``"left"``/``"right"``: where a missing value goes; ``"both"`` for a
     ``missing="fractional"`` tree), ``surrogates`` (``[feature, threshold, left_if_le]``
-    lists, in order), and ``left``/``right``. The top level also holds the tree's
-    ``task``, ``criterion``, ``classes`` and ``feature_names``.
+    lists, in order), and ``left``/``right``; a multiway split (ID3/C4.5) has
+    ``children`` instead, one per category in order, each with its ``category``. The
+    top level also holds the tree's ``task``, ``criterion``, ``classes`` and
+    ``feature_names``.
     """
     tree, names, labels, _ = _options(tree, feature_names, class_names, 3)
     fractional = tree.params.get("missing") == "fractional"
@@ -333,6 +367,13 @@ def to_dict(tree, *, feature_names=None, class_names=None):
             continue
         f = int(tree.feature[node])
         d["feature"] = names[f]
+        if _is_multiway(tree, node):
+            levels = tree.categories[f]
+            d["missing"] = "all"
+            d["children"] = [{"category": levels[c]} for c in range(len(levels))]
+            for c, child in enumerate(d["children"]):
+                stack.append((int(tree.left[node]) + c, child))
+            continue
         if tree.cat_offset[node] >= 0:
             levels = tree.categories[f] if tree.categories is not None else None
             d["categories"] = [levels[c] if levels else c
@@ -370,6 +411,11 @@ def export_graphviz(tree, *, feature_names=None, class_names=None, decimals=3,
         label = "\\n".join(p.replace("\\", "\\\\").replace('"', '\\"') for p in parts)
         lines.append(f'{node} [label="{label}"] ;')
     for node in np.flatnonzero(tree.left != LEAF):
+        if _is_multiway(tree, node):  # one edge per category, labelled with it
+            for child, level in _levels(tree, node):
+                level = level.replace("\\", "\\\\").replace('"', '\\"')
+                lines.append(f'{node} -> {child} [label="{level}"] ;')
+            continue
         lines.append(f'{node} -> {tree.left[node]} [label="True"] ;')
         lines.append(f'{node} -> {tree.right[node]} [label="False"] ;')
     lines.append("}")
@@ -380,7 +426,8 @@ def export_mermaid(tree, *, feature_names=None, class_names=None, decimals=3,
                    show_missing=True):
     """The tree as a Mermaid ``flowchart TB``: one node per condition (the left
     branch's condition, as :func:`export_text` words it, with a question mark) and per
-    leaf, edges labelled ``yes`` (to the left child) and ``no`` (to the right)::
+    leaf, edges labelled ``yes`` (to the left child) and ``no`` (to the right); a
+    multiway split is ``name?`` with one edge per category, labelled with it::
 
         flowchart TB
             n0{"legs <= 2.000?"}
@@ -394,7 +441,10 @@ def export_mermaid(tree, *, feature_names=None, class_names=None, decimals=3,
         if tree.left[node] == LEAF:
             text = _leaf_text(tree, node, labels, number)
             return f'n{node}["{_mermaid_escape(text)}"]'
-        text = _split_text(tree, node, names, number, show_missing)[0] + "?"
+        if _is_multiway(tree, node):
+            text = names[int(tree.feature[node])] + "?"
+        else:
+            text = _split_text(tree, node, names, number, show_missing)[0] + "?"
         return f'n{node}{{"{_mermaid_escape(text)}"}}'
 
     lines = ["flowchart TB"]
@@ -402,6 +452,11 @@ def export_mermaid(tree, *, feature_names=None, class_names=None, decimals=3,
         lines.append("    " + shape(0))
     for node in np.flatnonzero(tree.left != LEAF):
         lines.append(f"    {shape(node)}")
+        if _is_multiway(tree, node):
+            for child, level in _levels(tree, node):
+                label = _mermaid_escape(level).replace("|", "#124;")
+                lines.append(f'    n{node} -->|"{label}"| n{child}')
+            continue
         lines.append(f"    n{node} -->|yes| n{tree.left[node]}")
         lines.append(f"    n{node} -->|no| n{tree.right[node]}")
     for node in np.flatnonzero(tree.left == LEAF):

@@ -7,7 +7,7 @@ import numpy as np
 from ._predict import single_output
 from ._config import LEAF
 from .export import _subtree_heights, _tree_of
-from .tree import Tree
+from .tree import Tree, binary_only
 
 __all__ = ["explain", "impurity_importances", "permutation_importance", "structural_importances"]
 
@@ -20,7 +20,8 @@ def impurity_importances(tree, normalize=True):
 
         w[i] * impurity[i] - w[left[i]] * impurity[left[i]] - w[right[i]] * impurity[right[i]]
 
-    where ``w`` is ``weighted_n_node_samples``. The per-feature sums are divided by the
+    (a multiway split: minus every child's term), where ``w`` is
+    ``weighted_n_node_samples``. The per-feature sums are divided by the
     root's weight and, with ``normalize=True``, rescaled to sum to one (unless every
     importance is zero, e.g. for a single-leaf tree). This is the definition behind
     scikit-learn's ``feature_importances_``.
@@ -64,10 +65,9 @@ def impurity_importances(tree, normalize=True):
     if internal.shape[0]:
         w = tree.weighted_n_node_samples
         imp = tree.impurity
-        left = tree.left[internal]
-        right = tree.right[internal]
-        decrease = (w[internal] * imp[internal] - w[left] * imp[left]
-                    - w[right] * imp[right])
+        # the children of the internal nodes, in id order, are nodes 1, 2, ...
+        children = np.add.reduceat((w * imp)[1:], tree.left[internal] - 1)
+        decrease = w[internal] * imp[internal] - children
         importances += np.bincount(
             tree.feature[internal], weights=decrease, minlength=tree.n_features
         )
@@ -317,6 +317,7 @@ def explain(tree, X, *, feature_names=None, class_names=None, decimals=3, _estim
     from .export import _options, _split_text
 
     tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
+    binary_only(tree, "explain")
     Xa, has_nan = X_for(tree, X, _estimator_name)
     indptr, indices = decision_path(tree, Xa, has_nan)
     node_values = values(tree, Xa)

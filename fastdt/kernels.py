@@ -15,13 +15,19 @@ of the flat node arrays, so a fitted tree has exactly one numba type. Example::
 
     my_leaf_sizes(tree.arrays, X)
 
-Routing at node ``i`` (the format's contract; see the README):
+Routing at node ``i`` (the format's contract; see docs/format.md):
 
 * categorical split (``cat_offset[i] >= 0``): a NaN or a code outside
   ``[0, n_categories[f])`` takes the missing route, else the bit of the code decides;
+* multiway split (a categorical feature, ``cat_offset[i] == -1``; ID3/C4.5): code ``c``
+  goes to child ``left[i] + c``; a NaN or a code outside ``[0, n_categories[f])`` goes
+  to the child of the largest ``weighted_n_node_samples`` (the first of equals);
 * numeric split: NaN takes the missing route, else left iff ``x <= threshold[i]``;
 * the missing route tries the node's surrogate splits in rank order, then falls back
   to ``missing_go_left[i]``.
+
+:func:`child` gives the child a row goes to at any split; :func:`go_left` answers for
+binary splits only.
 
 The batch kernels (``*_batch``) are serial and release the GIL: fastdt runs them on
 blocks of rows on several threads (:mod:`fastdt._parallel`); a user's code can do the
@@ -67,14 +73,43 @@ def go_left(t, node, x):
 
 
 @JIT
+def heaviest_child(t, node):
+    """The child of ``node`` with the largest ``weighted_n_node_samples`` (the first
+    of equals): where a missing value goes at a multiway split."""
+    best = t.left[node]
+    for c in range(t.left[node] + 1, t.right[node] + 1):
+        if t.weighted_n_node_samples[c] > t.weighted_n_node_samples[best]:
+            best = c
+    return best
+
+
+@JIT
+def child(t, node, x):
+    """Id of the child of internal ``node`` that row ``x`` (1-D, float) goes to."""
+    f = t.feature[node]
+    v = x[f]
+    if t.cat_offset[node] >= 0:
+        if np.isnan(v) or v < 0 or v >= t.n_categories[f]:
+            left = _missing_left(t, node, x)
+        else:
+            left = in_bitset(t, node, np.int64(v))
+    elif t.n_categories[f] > 0:  # multiway: one child per category
+        if np.isnan(v) or v < 0 or v >= t.n_categories[f]:
+            return heaviest_child(t, node)
+        return t.left[node] + np.int64(v)
+    elif np.isnan(v):
+        left = _missing_left(t, node, x)
+    else:
+        left = v <= t.threshold[node]
+    return t.left[node] if left else t.right[node]
+
+
+@JIT
 def leaf_index(t, x):
     """Id of the leaf that row ``x`` (1-D) reaches, starting at the root (node 0)."""
-    node = 0
+    node = np.int64(0)  # not Literal[int](0): child would compile twice
     while t.left[node] != LEAF:
-        if go_left(t, node, x):
-            node = t.left[node]
-        else:
-            node = t.right[node]
+        node = child(t, node, x)
     return node
 
 
@@ -121,14 +156,11 @@ def decision_path_batch(t, X, indptr, indices):
         Output: node ids of each row's path, root first.
     """
     for i in range(X.shape[0]):
-        node = 0
+        node = np.int64(0)
         p = indptr[i]
         indices[p] = 0
         while t.left[node] != LEAF:
-            if go_left(t, node, X[i]):
-                node = t.left[node]
-            else:
-                node = t.right[node]
+            node = child(t, node, X[i])
             p += 1
             indices[p] = node
 
@@ -236,9 +268,9 @@ def fractional_values(t, x, s_node, s_w, out):
     """Prediction of one row ``x`` of a ``missing="fractional"`` tree, into ``out``.
 
     A row missing the value of a node's feature (NaN, or a category code outside
-    ``[0, n_categories)``) goes down both children, with the weights
-    ``weighted_n_node_samples[child] / weighted_n_node_samples[node]``: the share of
-    the training weight each child received. ``out`` becomes the weighted mean of the
+    ``[0, n_categories)``) goes down every child (both, or all of a multiway split),
+    with the weights ``weighted_n_node_samples[child] / weighted_n_node_samples[node]``:
+    the share of the training weight each child received. ``out`` becomes the weighted mean of the
     values of the leaves the row reaches (one leaf, with weight 1, for a row missing
     nothing on its path).
 
@@ -246,8 +278,9 @@ def fractional_values(t, x, s_node, s_w, out):
     ----------
     t : TreeArrays
     x : float32 or float64 [n_features]
-    s_node : int64 [depth.max() + 2], s_w : float64 [same]
-        Scratch: the stack of pending right branches (one per level at most).
+    s_node : int64 [n_nodes + 1], s_w : float64 [same]
+        Scratch: the stack of pending branches (binary trees: one per level at most,
+        ``depth.max() + 2`` is enough).
     out : float64 [n_values]
         Output.
     """
@@ -267,16 +300,14 @@ def fractional_values(t, x, s_node, s_w, out):
             if missing:
                 wn = t.weighted_n_node_samples[node]
                 lc = t.left[node]
-                rc = t.right[node]
-                s_node[top] = rc
-                s_w[top] = w * (t.weighted_n_node_samples[rc] / wn)
-                top += 1
+                for c in range(t.right[node], lc, -1):  # pending: every child but the first
+                    s_node[top] = c
+                    s_w[top] = w * (t.weighted_n_node_samples[c] / wn)
+                    top += 1
                 w = w * (t.weighted_n_node_samples[lc] / wn)
                 node = lc
-            elif go_left(t, node, x):
-                node = t.left[node]
             else:
-                node = t.right[node]
+                node = child(t, node, x)
         for c in range(out.shape[0]):
             out[c] += w * t.value[node, c]
 
@@ -293,7 +324,7 @@ def value_fractional_batch(t, X, out):
     out : float64 [n, n_values]
     """
     n = X.shape[0]
-    size = np.int64(t.depth.max()) + 2  # pending right branches: one per level at most
+    size = t.left.shape[0] + 1  # pending branches: fewer than the nodes
     s_node = np.empty(size, dtype=np.int64)
     s_w = np.empty(size)
     for i in range(n):

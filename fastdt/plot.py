@@ -12,6 +12,7 @@ import numpy as np
 from ._predict import single_output
 from ._config import LEAF
 from .export import _check_max_depth, _node_lines, _options
+from .tree import binary_only
 
 __all__ = ["plot_tree"]
 
@@ -94,6 +95,7 @@ def plot_tree(tree, *, feature_names=None, class_names=None, max_depth=None, fil
             "plot_tree needs matplotlib, an optional dependency: pip install fastdt[plot]"
         ) from exc
     tree, names, labels, number = _options(tree, feature_names, class_names, decimals)
+    binary_only(tree, "plot_tree")
     limit = _check_max_depth(max_depth)
     if fontsize is not None and (
         isinstance(fontsize, bool) or not isinstance(fontsize, (int, float, np.number))

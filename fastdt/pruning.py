@@ -15,7 +15,7 @@ from . import _engine, _input
 from ._predict import X_for, single_output
 from ._config import LEAF
 from .export import _tree_of
-from .tree import Tree, bfs_order, empty_extras
+from .tree import Tree, bfs_order, binary_only, empty_extras
 
 __all__ = ["PruningPath", "CCPCVResult", "cost_complexity_pruning_path", "prune", "ccp_cv",
            "prune_reduced_error"]
@@ -32,6 +32,7 @@ class PruningPath(NamedTuple):
 
 def _weakest_link(tree, ccp_alpha):
     """``(alphas, impurities, keep, step)`` of weakest-link pruning up to ``ccp_alpha``."""
+    binary_only(tree, "cost-complexity pruning")
     n = tree.node_count
     alphas, impurities = np.empty(n), np.empty(n)
     keep = np.empty(n, dtype=np.uint8)
@@ -286,6 +287,7 @@ def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
     """
     single_output(tree, "prune_reduced_error")
     tree = _tree_of(tree)
+    binary_only(tree, "reduced-error pruning")
     Xa, has_nan = X_for(tree, X_val)
     n = Xa.shape[0]
     is_clf = tree.task == "classification"

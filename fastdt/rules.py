@@ -35,6 +35,7 @@ from . import _input
 from ._predict import single_output
 from ._config import CODE_DTYPE, LEAF, PESSIMISTIC, VALIDATION
 from .export import _feature_names, _left_categories, _tree_of
+from .tree import binary_only
 
 __all__ = ["Condition", "Rule", "RuleList", "extract", "pessimistic_error"]
 
@@ -186,6 +187,7 @@ def extract(tree, *, feature_names=None, simplify=True):
     """
     single_output(tree, "rules.extract")
     tree = _tree_of(tree)
+    binary_only(tree, "rule extraction")
     names = _feature_names(tree, feature_names)
     classification = tree.task == "classification"
     rules = []

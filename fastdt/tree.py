@@ -1,8 +1,10 @@
 """The fitted tree: flat, parallel node arrays (the public format), metadata, save/load.
 
-A :class:`Tree` is data. Node ids run breadth-first and node 0 is the root. For every
-internal node ``i``: ``left[i] > i`` and ``right[i] == left[i] + 1``, and the ``left``
-values of the internal nodes are 1, 3, 5, ... in id order. Leaves have
+A :class:`Tree` is data. Node ids run breadth-first and node 0 is the root. The
+children of internal node ``i`` are the ids ``left[i]`` to ``right[i]``: two (a binary
+split, ``right[i] == left[i] + 1``) or, at a multiway split (ID3/C4.5), one per category
+of its feature. In id order, the internal nodes' children are 1, 2, 3, ... (binary
+trees: ``left`` is 1, 3, 5, ...). Leaves have
 ``left[i] == right[i] == feature[i] == LEAF`` (-1). The full field table is in the
 README ("The tree format"); :data:`FIELDS` below is the machine-readable version that
 :meth:`Tree.validate` and :func:`load` enforce.
@@ -137,6 +139,18 @@ class Tree:
     @property
     def is_leaf(self):
         return self.left == LEAF
+
+    @property
+    def is_multiway(self):
+        """bool [n]: the multiway splits (one child per category of a categorical
+        feature; ID3/C4.5)."""
+        return multiway_mask(self)
+
+    @property
+    def n_children(self):
+        """int64 [n]: children of every node (0 at leaves, 2 at binary splits)."""
+        return np.where(self.left == LEAF, 0,
+                        self.right.astype(np.int64) - self.left.astype(np.int64) + 1)
 
     @property
     def n_values(self):
@@ -418,27 +432,32 @@ def _validate(t):
         _fail("leaves must have right == feature == -1")
     ids = np.flatnonzero(internal)
     lefts = t.left[internal].astype(np.int64)
-    if not np.array_equal(lefts, 2 * np.arange(ids.shape[0], dtype=np.int64) + 1):
-        _fail("left children of internal nodes must be 1, 3, 5, ... in id order")
+    counts = t.right[internal].astype(np.int64) - lefts + 1
+    if np.any(counts < 2):
+        _fail("an internal node has at least two children (right[i] > left[i]): left "
+              "children and right children disagree")
+    # the children of the internal nodes, in id order, are 1, 2, 3, ...
+    if not np.array_equal(lefts, np.cumsum(counts) - counts + 1):
+        _fail("left children of internal nodes must follow the children of the previous "
+              "internal node in id order (1, 3, 5, ... in a binary tree)")
     if np.any(lefts <= ids):
         _fail("a child id must be larger than its parent's id")
-    if np.any(t.right[internal].astype(np.int64) != lefts + 1):
-        _fail("right[i] must equal left[i] + 1")
-    if n != 2 * ids.shape[0] + 1:
-        _fail(f"{n} nodes do not form a binary tree with {ids.shape[0]} internal nodes")
+    if n != 1 + int(counts.sum()):
+        _fail(f"{n} nodes are not the root and the children of {ids.shape[0]} internal nodes")
     f = t.feature[internal]
     if np.any((f < 0) | (f >= nf)):
         _fail("feature ids out of range [0, n_features)")
     if t.depth[0] != 0:
         _fail("root depth must be 0")
-    if np.any(t.depth[lefts] != t.depth[ids] + 1) or np.any(t.depth[lefts + 1] != t.depth[ids] + 1):
+    parent = np.repeat(ids, counts)  # of nodes 1 .. n - 1
+    if np.any(t.depth[1:] != t.depth[parent] + 1):
         _fail("child depth must be parent depth + 1")
     if np.any(t.missing_go_left > 1):
         _fail("missing_go_left must be 0 or 1")
 
     if not np.all(np.isnan(t.threshold[leaf])):
         _fail("threshold must be NaN at leaves")
-    children = t.n_node_samples[lefts] + t.n_node_samples[lefts + 1]
+    children = np.add.reduceat(t.n_node_samples[1:], lefts - 1) if ids.shape[0] else lefts
     if t.params.get("missing") == "fractional":  # rows missing a value reach both children
         if np.any(t.n_node_samples[ids] > children):
             _fail("n_node_samples of a node must be at most the sum of its children's")
@@ -471,9 +490,17 @@ def _validate(t):
     is_cat = off[internal] >= 0
     if np.any(off[internal][~is_cat] != -1):
         _fail("cat_offset must be -1 or a valid offset")
-    if np.any((ncat[f] > 0) != is_cat):
-        _fail("categorical features must be split by category sets, numeric ones by thresholds")
-    thr = t.threshold[internal][~is_cat]
+    if np.any((ncat[f] == 0) & is_cat):
+        _fail("category sets split categorical features only (numeric features are "
+              "split by thresholds)")
+    multi = (ncat[f] > 0) & ~is_cat  # multiway: one child per category
+    if np.any(counts[~multi] != 2):
+        _fail("threshold and category-set splits have two children")
+    if np.any(counts[multi] != ncat[f[multi]]):
+        _fail("a multiway split has one child per category of its feature")
+    if not np.all(np.isnan(t.threshold[internal][multi])):
+        _fail("threshold must be NaN at multiway splits")
+    thr = t.threshold[internal][~is_cat & ~multi]
     # +inf: every present value goes left, missing values right (scikit-learn's split)
     if np.any(np.isnan(thr) | (thr == -np.inf)):
         _fail("numeric split thresholds must be finite or +inf")
@@ -499,8 +526,9 @@ def _validate(t):
         _fail("surrogate_ptr must be n + 1 non-decreasing offsets from 0 to n_surrogates")
     if t.surrogate_threshold.shape[0] != ns or t.surrogate_left_if_le.shape[0] != ns:
         _fail("surrogate arrays must have the same length")
-    if np.any(ptr[1:][leaf] != ptr[:-1][leaf]):
-        _fail("leaves have no surrogate splits")
+    if np.any(ptr[1:][leaf] != ptr[:-1][leaf]) or np.any(
+            ptr[ids[multi] + 1] != ptr[ids[multi]]):
+        _fail("leaves and multiway splits have no surrogate splits")
     sf = t.surrogate_feature
     if np.any((sf < 0) | (sf >= nf)) or np.any(ncat[sf] > 0):
         _fail("surrogate features must be numeric feature ids")
@@ -509,17 +537,37 @@ def _validate(t):
 
 
 def bfs_order(left, right):
-    """Breadth-first order of the nodes reachable from node 0: ``order[new_id] = old_id``."""
+    """Breadth-first order of the nodes reachable from node 0: ``order[new_id] = old_id``
+    (the children of a node are ``left`` to ``right``)."""
     order = [np.zeros(1, dtype=np.int64)]
     level = order[0]
     while True:
         inner = level[left[level] != LEAF]
         if not inner.shape[0]:
             break
-        level = np.empty(2 * inner.shape[0], dtype=np.int64)
-        level[0::2], level[1::2] = left[inner], right[inner]
+        first = left[inner].astype(np.int64)
+        counts = right[inner].astype(np.int64) - first + 1
+        starts = np.cumsum(counts) - counts
+        level = np.repeat(first - starts, counts) + np.arange(int(counts.sum()))
         order.append(level)
     return np.concatenate(order)
+
+
+def binary_only(tree, what):
+    """A ``ValueError`` naming ``what`` if ``tree`` has multiway splits (ID3/C4.5):
+    for the tools that read binary trees only."""
+    if multiway_mask(tree).any():
+        raise ValueError(f"{what} reads binary trees only; this tree has multiway "
+                         "splits (ID3/C4.5: one child per category). C4.5 trees are "
+                         "pruned as they are fitted (prune, confidence)")
+
+
+def multiway_mask(t):
+    """bool [n]: which nodes of tree (or TreeArrays) ``t`` are multiway splits (a
+    categorical feature without a category set: one child per category)."""
+    internal = t.left != LEAF
+    f = np.where(internal, t.feature, 0)
+    return internal & (t.cat_offset < 0) & (t.n_categories[f] > 0)
 
 
 def empty_extras(n_nodes, n_features):

@@ -330,9 +330,10 @@ def test_stamp_is_where_numba_writes(tmp_path, where):
         (tmp_path / "link").symlink_to(root, target_is_directory=True)
         env["PYTHONPATH"] = str(tmp_path / "link") + env["PYTHONPATH"][len(str(root)):]
     kernels, dirs = _locate(tmp_path, env)
-    # one cache per folder of kernel modules (fastdt/ and fastdt/ensemble/)
-    folders = [root / "fastdt", root / "fastdt" / "ensemble"]
-    assert len(kernels) == 2 and len(dirs) == 2 * (3 - (where in ("in-tree", "user-wide")))
+    # one cache per folder of kernel modules (fastdt/, fastdt/ensemble/, fastdt/multiway/)
+    folders = [root / "fastdt", root / "fastdt" / "ensemble", root / "fastdt" / "multiway"]
+    k = len(folders)
+    assert len(kernels) == k and len(dirs) == k * (3 - (where in ("in-tree", "user-wide")))
     used = sorted(p for p, u in dirs.items() if u)
     assert [str(p) for p in used] == sorted(kernels)  # created by the import (but in-tree)
     for u in used:
@@ -342,7 +343,7 @@ def test_stamp_is_where_numba_writes(tmp_path, where):
             "NUMBA_CACHE_DIR": tmp_path / "numba_cache", "in-tree": folder,
             "user-wide": tmp_path / "xdg" / "numba", "symlink": tmp_path / "numba_cache",
         }[where]
-        assert sum(u.parent == expected for u in used) == (2 if expected not in folders else 1)
+        assert sum(u.parent == expected for u in used) == (k if expected not in folders else 1)
     for p, u in dirs.items():  # nothing written where numba does not write
         assert u or not (p / "fastdt-kernels.sha1").exists()
 
@@ -351,8 +352,9 @@ def test_stale_stamp_drops_cached_kernels(tmp_path):
     root = _copy(tmp_path)
     env = _env(tmp_path, root, NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"))
     _, dirs = _locate(tmp_path, env)
-    top = {p: u for p, u in dirs.items() if not p.name.startswith("ensemble")
-           and p.parent.name != "ensemble"}  # the caches of fastdt/'s own modules
+    subpackages = ("ensemble", "multiway")
+    top = {p: u for p, u in dirs.items() if not p.name.startswith(subpackages)
+           and p.parent.name not in subpackages}  # the caches of fastdt/'s own modules
     (used,) = [p for p, u in top.items() if u]
     (in_tree,) = [p for p in top if p.parent == root / "fastdt"]
     (user_wide,) = [p for p in top if p.parent == tmp_path / "xdg" / "numba"]

@@ -129,8 +129,10 @@ class Forest:
 
     @property
     def numeric_only(self):
-        """True iff every split is numeric with no surrogates (the fast kernels)."""
-        return self.cat_bitsets.shape[0] == 0 and self.surrogate_feature.shape[0] == 0
+        """True iff every split is numeric with no surrogates (the fast kernels): no
+        categorical feature (so no category set or multiway split) and no surrogate."""
+        return (self.cat_bitsets.shape[0] == 0 and self.surrogate_feature.shape[0] == 0
+                and not np.any(self.n_categories > 0))
 
     def trees(self):
         """Every tree (a list of :class:`fastdt.Tree`)."""
