@@ -24,6 +24,8 @@ Groups (:data:`GROUPS`), in order:
 ``pruning``    cost-complexity path and pruning, ``ccp_cv``, reduced-error pruning
 ``inspection`` permutation importance, ``decision_path``, ``explain``
 ``rules``      rule lists: prediction and C4.5 rule post-pruning
+``multiway``   ID3 and C4.5 fits (multiway splits, fractional cases, error-based
+               pruning) and the prediction of such trees
 =============  ============================================================================
 """
 
@@ -201,6 +203,17 @@ def _rules():
         rules.prune(X, y, method="pessimistic")
 
 
+def _multiway():
+    import fastdt
+
+    X, y, rng = _data(np.float64)
+    Xc = _with_holes(X, rng)
+    t = fastdt.fit(Xc, y, algorithm="c4.5", categorical_features=[3])
+    fastdt.predict(t, Xc)
+    fastdt.apply(t, Xc)
+    fastdt.predict(fastdt.fit(Xc[:, 3:], y, algorithm="id3", categorical_features=[0]), Xc[:, 3:])
+
+
 #: name -> (what it compiles, function)
 GROUPS = {
     "exact": ("exact fits and numeric prediction", _exact),
@@ -212,6 +225,7 @@ GROUPS = {
     "pruning": ("cost-complexity and reduced-error pruning", _pruning),
     "inspection": ("permutation importance, decision_path, explain", _inspection),
     "rules": ("rule lists and C4.5 rule post-pruning", _rules),
+    "multiway": ("ID3 and C4.5 multiway trees", _multiway),
 }
 
 

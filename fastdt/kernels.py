@@ -87,21 +87,12 @@ def heaviest_child(t, node):
 def child(t, node, x):
     """Id of the child of internal ``node`` that row ``x`` (1-D, float) goes to."""
     f = t.feature[node]
-    v = x[f]
-    if t.cat_offset[node] >= 0:
-        if np.isnan(v) or v < 0 or v >= t.n_categories[f]:
-            left = _missing_left(t, node, x)
-        else:
-            left = in_bitset(t, node, np.int64(v))
-    elif t.n_categories[f] > 0:  # multiway: one child per category
+    if t.cat_offset[node] < 0 and t.n_categories[f] > 0:  # multiway: a child per category
+        v = x[f]
         if np.isnan(v) or v < 0 or v >= t.n_categories[f]:
             return heaviest_child(t, node)
         return t.left[node] + np.int64(v)
-    elif np.isnan(v):
-        left = _missing_left(t, node, x)
-    else:
-        left = v <= t.threshold[node]
-    return t.left[node] if left else t.right[node]
+    return t.left[node] if go_left(t, node, x) else t.right[node]
 
 
 @JIT
