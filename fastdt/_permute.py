@@ -23,7 +23,7 @@ from numba import prange
 
 from ._config import LEAF
 from ._jit import JIT, PJIT
-from .kernels import child, fractional_values
+from .kernels import child, fractional_values, stack_size
 
 
 @JIT
@@ -85,7 +85,7 @@ def permuted_predictions(t, X, f, rows, starts, col, node_pred, is_clf, fraction
         Output: ``out[rows[j]]``.
     """
     k = rows.shape[0]
-    size = t.left.shape[0] + 1  # fractional_values' stack
+    size = stack_size(t)
     block = 256
     for blk in prange((k + block - 1) // block):
         x = np.empty(X.shape[1], dtype=X.dtype)

@@ -255,6 +255,16 @@ def apply_numeric_batch(packed, thresholds, n_steps, X, out):
 
 
 @INLINE
+def stack_size(t):
+    """Room for :func:`fractional_values`' pending branches: each level of a path
+    leaves at most ``children - 1`` of them (a binary tree: ``depth.max() + 2``)."""
+    widest = 2
+    for i in range(t.left.shape[0]):
+        widest = max(widest, t.right[i] - t.left[i] + 1)
+    return np.int64(t.depth.max()) * (widest - 1) + 2
+
+
+@INLINE
 def fractional_values(t, x, s_node, s_w, out):
     """Prediction of one row ``x`` of a ``missing="fractional"`` tree, into ``out``.
 
@@ -269,9 +279,8 @@ def fractional_values(t, x, s_node, s_w, out):
     ----------
     t : TreeArrays
     x : float32 or float64 [n_features]
-    s_node : int64 [n_nodes + 1], s_w : float64 [same]
-        Scratch: the stack of pending branches (binary trees: one per level at most,
-        ``depth.max() + 2`` is enough).
+    s_node : int64 [stack_size(t)], s_w : float64 [same]
+        Scratch: the stack of pending branches.
     out : float64 [n_values]
         Output.
     """
@@ -315,7 +324,7 @@ def value_fractional_batch(t, X, out):
     out : float64 [n, n_values]
     """
     n = X.shape[0]
-    size = t.left.shape[0] + 1  # pending branches: fewer than the nodes
+    size = stack_size(t)
     s_node = np.empty(size, dtype=np.int64)
     s_w = np.empty(size)
     for i in range(n):

@@ -34,7 +34,7 @@ with ``info(v) = sum(v) log2 sum(v) - sum(v log2 v)`` of a frequency vector ``v`
 
 import numpy as np
 
-from .._jit import JIT
+from .._jit import INLINE, JIT
 
 EPSILON = 1e-3  # C4.5's Epsilon: a gain above -EPSILON is a candidate
 # Weights are sums of fractions: comparisons of weights with a count (min_leaf, the
@@ -53,7 +53,7 @@ def xlog2x_table(n):
     return out
 
 
-@JIT
+@INLINE
 def _xlog2x(v, table):
     k = np.int64(v)
     if k == v and k < table.shape[0]:
@@ -155,7 +155,7 @@ def _continuous(x, y, erow, ew, ordk, s, e, n_classes, cases, min_leaf, lo, hi, 
     if gain <= 0.0:
         return -EPSILON, 0.0, np.nan
     lo[0], lo[1], lo[2] = unknown, best_low, known - best_low
-    info = _info(lo, 3, table) / cases
+    info = _info(lo, np.int64(3), table) / cases  # not Literal[int](3): a 2nd signature
     cut = 0.5 * (x[erow[ordk[best_p]]] + x[erow[ordk[best_p + 1]]])
     return gain, info, cut
 

@@ -17,7 +17,7 @@ cut off stay in the tables, unreachable (the caller renumbers what the root reac
 
 import numpy as np
 
-from .._jit import JIT
+from .._jit import INLINE, JIT
 from .._rules import added_errors
 from ._grow import EPSILON
 
@@ -42,7 +42,7 @@ def collapse(left, right, feature, dist, items):
     return errors
 
 
-@JIT
+@INLINE
 def _branch(XT, row, f, threshold, nominal):
     """Branch of ``row`` at a split on ``f`` (-1: missing)."""
     v = XT[f, row]

@@ -98,7 +98,7 @@ def fit(X, y, *, algorithm="c4.5", sample_weight=None, **params):
     classes, codes = _input.check_y_classification(y, n)
     sw = _input.check_sample_weight(sample_weight, n)
     keep = sw > 0  # cases of weight zero take no part, as in every fastdt fit
-    XT = np.ascontiguousarray(Xa[keep].T, dtype=np.float64)
+    XT = np.ascontiguousarray((Xa if keep.all() else Xa[keep]).T, dtype=np.float64)
     y_codes = np.ascontiguousarray(codes[keep], dtype=np.int32)
     w = np.ascontiguousarray(sw[keep], dtype=np.float64)
     nodes = _grow(XT, y_codes, w, ncat, classes.shape[0], float(p["min_samples_leaf"]), id3,
@@ -129,6 +129,7 @@ class _Nodes:
             setattr(self, name, np.full(cap, -1 if dtype is np.int64 else np.nan, dtype))
         self.dist = np.zeros((cap, n_classes))
         self.count_made = 1
+        self.sorted_values = {}  # continuous feature -> its column sorted (NaN last)
 
     def reserve(self, m):
         cap = self.feature.shape[0]
@@ -157,13 +158,14 @@ def _grow(XT, y, w, ncat, n_classes, min_leaf, id3, max_depth):
     slot = np.full(n_features, -1, dtype=np.int64)
     slot[cont] = np.arange(cont.shape[0])
     order = np.empty((cont.shape[0], n), dtype=np.int64)
+    nodes = _Nodes(n_classes)
     for k, f in enumerate(cont):  # sorted once; NaN last
         order[k] = np.argsort(XT[f], kind="stable")
+        nodes.sorted_values[f] = XT[f][order[k]]
     # C4.5's MultiVal: every feature has as many values as 0.3 of the cases
     multi_val = bool(np.all(ncat >= 0.3 * n))
     n_branches = max(2, int(ncat.max(initial=0)))
     table = xlog2x_table(min(n, 1 << 20))
-    nodes = _Nodes(n_classes)
     erow, ew = np.arange(n, dtype=np.int64), w
     ids = np.zeros(1, dtype=np.int64)
     starts, ends = np.zeros(1, dtype=np.int64), np.full(1, n, dtype=np.int64)
@@ -244,7 +246,8 @@ def _simplify(nodes, XT, y, w, ncat, p):
     internal = nodes.feature >= 0
     cont = internal & (ncat[np.maximum(nodes.feature, 0)] == 0)
     for f in np.unique(nodes.feature[cont]):  # the largest training value <= the cut
-        values = np.unique(XT[f][~np.isnan(XT[f])])
+        values = nodes.sorted_values[f]
+        values = values[:values.shape[0] - np.count_nonzero(np.isnan(values))]
         at = np.flatnonzero(cont & (nodes.feature == f))
         nodes.threshold[at] = values[np.searchsorted(values, nodes.threshold[at], "right") - 1]
     collapse(nodes.left, nodes.right, nodes.feature, nodes.dist, nodes.items)
