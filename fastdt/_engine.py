@@ -110,14 +110,7 @@ def prepare(X, y, sample_weight=None, params=None):
             f"missing={p['missing']!r} needs splitter='best'; the histogram splitter "
             "learns the side of missing values (missing='learn')"
         )
-    task = _input.infer_task(y, p["task"], p["criterion"])
-    criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
-    if task == "classification" and criterion not in CRITERIA_CLF:
-        raise ValueError(f"criterion={criterion!r} is a regression criterion")
-    if task == "regression" and criterion not in CRITERIA_REG:
-        raise ValueError(f"criterion={criterion!r} is a classification criterion")
-    if task == "regression" and p["class_weight"] is not None:
-        raise ValueError("class_weight applies to classification only")
+    task, criterion = task_and_criterion(y, p)
     sw = _input.check_sample_weight(sample_weight, n)
     n_categories = _input.n_categories_of(categories)
     outputs = _input.output_columns(y, n)  # several outputs: one tree for all of them
@@ -219,6 +212,20 @@ def prepare(X, y, sample_weight=None, params=None):
     return prep
 
 
+def task_and_criterion(y, p):
+    """The task and the criterion's name, from the checked parameters ``p`` and ``y``
+    (its dtype, when neither names the task)."""
+    task = _input.infer_task(y, p["task"], p["criterion"])
+    criterion = p["criterion"] or ("gini" if task == "classification" else "squared_error")
+    if task == "classification" and criterion not in CRITERIA_CLF:
+        raise ValueError(f"criterion={criterion!r} is a regression criterion")
+    if task == "regression" and criterion not in CRITERIA_REG:
+        raise ValueError(f"criterion={criterion!r} is a classification criterion")
+    if task == "regression" and p["class_weight"] is not None:
+        raise ValueError("class_weight applies to classification only")
+    return task, criterion
+
+
 def _check_multi_output(splitter, mode, p, criterion, n_categories):
     """What several outputs do not do yet, refused before any kernel."""
     if criterion in ("absolute_error", "gain_ratio"):
@@ -281,7 +288,8 @@ def _record(p, criterion, task, splitter, dataset):
 
 
 def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
-         min_weight_leaf=None, l2_regularization=0.0, l1_regularization=0.0, scratch=None):
+         min_weight_leaf=None, l2_regularization=0.0, l1_regularization=0.0, scratch=None,
+         splitter=None):
     """Grow one tree from prepared data: its node tables (:meth:`fastdt._grow.Nodes.output`).
 
     ``copy=False`` lets the growth rearrange the prepared layout in place (exact and
@@ -301,7 +309,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     ``G`` of ``w*y`` soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``.
     ``scratch`` (a dict, None: none): buffers kept from one tree to the next of trees
     grown one after another on the same preparation (the histogram pool); never shared
-    by trees grown at the same time.
+    by trees grown at the same time. ``splitter``: one made by the caller, with the
+    :func:`fastdt._grow.grow` protocol (:mod:`fastdt.dask`'s, whose rows are on a
+    cluster), in place of the one ``prep`` implies.
     """
     from ._grow import grow as run_growth
 
@@ -329,7 +339,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
                   n_categories=prep.n_categories,
                   min_samples_leaf=lim["min_samples_leaf"],
                   min_weight_leaf=lim["min_weight_leaf"])
-    if prep.sparse is not None:
+    if splitter is not None:
+        max_surrogates = 0
+    elif prep.sparse is not None:
         from ._sparse import SparseSplitter
 
         if row_weights is not None:

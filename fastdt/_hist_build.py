@@ -141,3 +141,33 @@ def regression_rows(crit, y, w, rstat, total):
         for c in range(3):
             total[c] += rstat[i, c]
 
+
+
+@JIT
+def route_codes(lo, hi, codes, feature, left, right, cbin, mgl, cat, n_bins, n_categories,
+                node):
+    """``node[i]``: the node that row ``i`` (of ``codes``, rows ``[lo, hi)``) reaches in a
+    growing tree, from the root down to the first node not split (``feature < 0``).
+
+    The tree is the driver's tables (:class:`fastdt._grow.Nodes`): ``feature``,
+    ``left``/``right``, the split's last left bin ``cbin``, ``mgl`` (missing left) and
+    category bitsets ``cat`` (uint64 [nodes, W]); a row goes the way
+    :func:`mark_sides` sends it. For a partition of rows that keeps no layout of its
+    own (:mod:`fastdt.dask`): each level routes its rows again, from the tree alone.
+    """
+    for i in range(lo, hi):
+        r = np.uint64(i)  # unsigned indexing, as in _accumulate
+        k = 0
+        while feature[k] >= 0:
+            f = feature[k]
+            c = np.int64(codes[f, r])
+            if c == n_bins[f]:
+                go_right = mgl[k] != 1
+            elif n_categories[f] > 0:
+                u = np.uint64(c)
+                go_right = ((cat[k, u >> np.uint64(6)] >> (u & np.uint64(63)))
+                            & np.uint64(1)) == 0
+            else:
+                go_right = c > cbin[k]
+            k = right[k] if go_right else left[k]
+        node[r] = k

@@ -1,0 +1,200 @@
+"""fastdt.dask on a LocalCluster of two worker processes: the tree of one machine, whatever
+the partitioning; a worker killed mid-fit; predictions as dask collections."""
+
+import os
+import signal
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+
+import fastdt  # noqa: E402
+import fastdt.dask as fdd  # noqa: E402
+
+ARRAYS = ("feature", "threshold", "left", "right", "value", "impurity", "n_node_samples",
+          "weighted_n_node_samples", "missing_go_left", "cat_offset", "cat_bitsets")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def assert_same_tree(a, b):
+    assert a.node_count == b.node_count
+    for name in ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert np.array_equal(x, y, equal_nan=True), name
+
+
+def chunked(a, k):
+    """``a`` as a dask array of ``k`` row chunks of unequal sizes."""
+    n = a.shape[0]
+    cuts = np.unique(np.r_[0, np.sort(np.random.default_rng(k).choice(np.arange(1, n), k - 1,
+                                                                       replace=False)), n])
+    chunks = (tuple(np.diff(cuts)),) + ((a.shape[1],) if a.ndim == 2 else ())
+    return da.from_array(a, chunks=chunks)
+
+
+def classification_data(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[:, 3] = np.round(X[:, 3] * 2)  # few distinct values: one bin per value
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + 0.5 * np.nan_to_num(X[:, 3])
+         + rng.normal(size=n) * 0.7 > 0).astype(int) + (X[:, 1] > 1)
+    return X, y
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_classification_is_one_machine_tree(client, k):
+    X, y = classification_data()
+    ref = fastdt.fit(X, y, splitter="hist", max_depth=6, min_samples_leaf=3)
+    tree = fdd.fit(chunked(X, k), chunked(y, k), max_depth=6, min_samples_leaf=3)
+    assert_same_tree(tree, ref)
+    pred = fdd.predict(tree, chunked(X, k))
+    assert isinstance(pred, da.Array)
+    assert np.array_equal(pred.compute(), fastdt.predict(ref, X))
+    proba = fdd.predict_proba(tree, chunked(X, k)).compute()
+    assert np.array_equal(proba, fastdt.predict_proba(ref, X))
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_weighted_regression_is_one_machine_tree(client, k):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(1500, 4))
+    # targets and weights on a grid of 1/8: nothing is rounded by the fixed point
+    y = np.round(8 * (3 * X[:, 0] + np.sin(6 * X[:, 1]) + rng.normal(size=1500) * 0.3)) / 8
+    w = rng.integers(0, 4, 1500).astype(float) / 2  # zero weights included
+    ref = fastdt.fit(X, y, sample_weight=w, splitter="hist", max_depth=7)
+    tree = fdd.fit(chunked(X, k), chunked(y, k), sample_weight=chunked(w, k), max_depth=7)
+    assert_same_tree(tree, ref)
+
+
+def test_float_targets_do_not_depend_on_the_partitioning(client):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(1200, 3))
+    y = X[:, 0] ** 2 + rng.normal(size=1200)  # full-precision floats: rounded, then exact
+    params = {"max_depth": 5, "min_samples_leaf": 20}
+    trees = [fdd.fit(chunked(X, k), chunked(y, k), **params) for k in (1, 3, 7)]
+    for t in trees[1:]:
+        assert_same_tree(t, trees[0])
+    ref = fastdt.fit(X, y, splitter="hist", **params)
+    # the fixed point rounds below 2**-52 of the total: the same splits, except where
+    # two splits tie to the last bit (small nodes; none here), which rounding decides
+    assert np.array_equal(trees[0].feature, ref.feature)
+    assert np.array_equal(trees[0].threshold, ref.threshold, equal_nan=True)
+    np.testing.assert_allclose(trees[0].value, ref.value, rtol=1e-12)
+
+
+def frame_data(n=1500, seed=3):
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue", "grey"], n).astype(object)
+    colour[rng.random(n) < 0.05] = None
+    size = pd.Categorical(rng.choice(["S", "M", "L"], n), categories=["S", "M", "L"])
+    x = rng.normal(size=n)
+    x[rng.random(n) < 0.1] = np.nan
+    flag = rng.random(n) < 0.3
+    label = np.where((colour == "red") | (np.nan_to_num(x) > 1) | flag, "yes", "no")
+    return pd.DataFrame({"colour": colour, "size": size, "x": x, "flag": flag,
+                         "label": label})
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_dataframe_with_categories_and_missing_values(client, k):
+    df = frame_data()
+    X, y = df.drop(columns="label"), df["label"]
+    ref = fastdt.fit(X, y, splitter="hist", max_depth=5, class_weight="balanced")
+    ddf = dd.from_pandas(df, npartitions=k)
+    tree = fdd.fit(ddf.drop(columns="label"), ddf["label"], max_depth=5,
+                   class_weight="balanced")
+    assert tree.categories == ref.categories
+    assert tree.feature_names == ref.feature_names
+    # balanced class weights are not multiples of the unit: compare what they decide
+    assert np.array_equal(tree.feature, ref.feature)
+    assert np.array_equal(tree.cat_bitsets, ref.cat_bitsets)
+    pred = fdd.predict(tree, ddf.drop(columns="label"))
+    assert isinstance(pred, dd.Series)
+    got = pred.compute()
+    assert np.array_equal(got.to_numpy(), fastdt.predict(ref, X))
+    assert got.index.equals(df.index)
+    proba = fdd.predict_proba(tree, ddf.drop(columns="label")).compute()
+    assert list(proba.columns) == ["no", "yes"]
+
+
+def test_sampled_bins_do_not_depend_on_the_partitioning(client):
+    X, y = classification_data(3000, seed=4)
+    trees = [fdd.fit(chunked(X, k), chunked(y, k), max_depth=5, subsample=500,
+                     max_bins=32, random_state=0) for k in (1, 3, 7)]
+    for t in trees[1:]:
+        assert_same_tree(t, trees[0])
+    # feature 3 has few distinct values: one bin per value, from every row
+    internal = trees[0].feature == 3
+    assert np.all(np.isin(trees[0].threshold[internal], np.arange(-8, 9) + 0.5))
+
+
+def test_best_first_and_parameters(client):
+    X, y = classification_data(1500, seed=5)
+    for params in ({"max_leaf_nodes": 9}, {"max_features": 2, "random_state": 3},
+                   {"criterion": "entropy", "min_impurity_decrease": 0.01},
+                   {"monotonic_cst": [1, 0, 0, 0, 0], "max_depth": 4},
+                   {"ccp_alpha": 0.01}):
+        yb = (y > 0).astype(int) if "monotonic_cst" in params else y
+        ref = fastdt.fit(X, yb, splitter="hist", **params)
+        tree = fdd.fit(chunked(X, 3), chunked(yb, 3), **params)
+        assert_same_tree(tree, ref)
+
+
+def test_a_worker_killed_mid_fit_loses_nothing(client, monkeypatch):
+    from fastdt.dask import _splitter
+
+    X, y = classification_data(4000, seed=6)
+    ref = fdd.fit(chunked(X, 6), chunked(y, 6), max_depth=7)
+    real = _splitter.summed
+    rounds, victims = [], []
+
+    def kill_then_sum(c, parts, *args):
+        rounds.append(1)
+        if len(rounds) == 3:  # before the third round of histograms: kill a worker
+            who = c.who_has(parts)
+            victim = next(iter(w for ws in who.values() for w in ws))
+            victims.append(victim)
+            pid = c.run(os.getpid, workers=[victim])[victim]
+            os.kill(pid, signal.SIGKILL)  # its nanny starts a new, empty one
+        return real(c, parts, *args)
+
+    monkeypatch.setattr(_splitter, "summed", kill_then_sum)
+    tree = fdd.fit(chunked(X, 6), chunked(y, 6), max_depth=7)
+    assert len(rounds) > 3
+    assert victims[0] not in client.scheduler_info()["workers"]  # it did die
+    assert_same_tree(tree, ref)
+
+
+def test_bad_input_is_refused_before_any_task(client):
+    X, y = classification_data(100)
+    Xd, yd = chunked(X, 2), chunked(y, 2)
+    with pytest.raises(TypeError, match="dask"):
+        fdd.fit(X, y)
+    with pytest.raises(ValueError, match="splitter"):
+        fdd.fit(Xd, yd, splitter="best")
+    with pytest.raises(ValueError, match="missing"):
+        fdd.fit(Xd, yd, missing="surrogate")
+    with pytest.raises(ValueError, match="absolute_error"):
+        fdd.fit(Xd, yd.astype(float), criterion="absolute_error")
+    with pytest.raises(ValueError, match="max_depth"):
+        fdd.fit(Xd, yd, max_depth=-1)
+    with pytest.raises(ValueError, match="rows"):
+        fdd.fit(Xd, da.from_array(y[:50], chunks=25))
+    with pytest.raises(ValueError, match="negative"):
+        fdd.fit(Xd, yd, sample_weight=chunked(-np.ones(100), 2))
+    with pytest.raises(TypeError, match="dask"):
+        fdd.predict(fastdt.fit(X, y), X)
