@@ -198,3 +198,19 @@ def test_bad_input_is_refused_before_any_task(client):
         fdd.fit(Xd, yd, sample_weight=chunked(-np.ones(100), 2))
     with pytest.raises(TypeError, match="dask"):
         fdd.predict(fastdt.fit(X, y), X)
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_forest_is_fit_forests(client, task):
+    X, y = classification_data(1500, seed=7)
+    if task == "regression":
+        y = np.round(4 * np.nan_to_num(X[:, 0] + X[:, 3] % 2)) / 4  # quarters: exact
+    params = dict(n_estimators=4, max_depth=5, random_state=0)
+    ref = fastdt.fit_forest(X, y, splitter="hist", **params)
+    forest = fdd.fit_forest(chunked(X, 3), chunked(y, 3), **params)
+    assert forest.n_trees == 4
+    for a, b in zip(forest.trees(), ref.trees()):
+        assert_same_tree(a, b)
+    assert forest.params["seeds"] == ref.params["seeds"]
+    got = fdd.predict(forest, chunked(X, 3)).compute()
+    assert np.array_equal(got, fastdt.predict(ref, X))

@@ -14,6 +14,6 @@ are summed, the driver chooses the splits (:mod:`fastdt.dask._splitter`) and onl
 those travel back. The result is an ordinary :class:`fastdt.Tree`. See docs/dask.md.
 """
 
-from .api import fit, predict, predict_proba
+from .api import fit, fit_forest, predict, predict_proba
 
-__all__ = ["fit", "predict", "predict_proba"]
+__all__ = ["fit", "fit_forest", "predict", "predict_proba"]

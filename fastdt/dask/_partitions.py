@@ -73,7 +73,10 @@ def summary(xb, yb, wb, spec):
         if levels is not None:
             continue
         v = Xa[:, j].astype(np.float64) + 0.0  # -0.0 is 0.0, as the binning reads it
-        counts = pd.Series(v[~np.isnan(v)]).value_counts(sort=False)
+        v = v[~np.isnan(v)]
+        if pd.unique(v[: 8 * spec["max_bins"]]).shape[0] > spec["max_bins"]:
+            continue  # many values (most features): no need to count them all
+        counts = pd.Series(v).value_counts(sort=False)
         if counts.shape[0] <= spec["max_bins"]:
             out["distinct"][j] = (counts.index.to_numpy(np.float64), counts.to_numpy(np.int64))
     w = _weights(wb, n)
@@ -253,7 +256,38 @@ def binned(xb, yb, wb, g):
         for c in range(3):
             rstat[:, c] = fixed(rstat[:, c], e[c])
         total = rstat.sum(axis=0)
-    return {"codes": codes, "ycode": ycode.astype(np.int32), "rstat": rstat, "total": total}
+    return {"codes": codes, "ycode": ycode.astype(np.int32), "rstat": rstat, "total": total,
+            "y": None if g["is_clf"] else y, "w": w}
+
+
+def in_bag(part, offset, seed, n, n_samples, g):
+    """A forest tree's rows of a binned partition (:func:`binned`, whose first row is
+    row ``offset`` of the ``n`` rows of positive weight): those drawn into the tree's
+    bootstrap sample, weighted by their counts (``fastdt.fit_forest``'s draws,
+    :func:`fastdt.ensemble.api.in_bag_counts`, cut at this partition's rows), with
+    fixed-point statistics whose unit allows ``n_samples`` draws."""
+    from ..ensemble.api import in_bag_counts
+
+    m = part["codes"].shape[1]
+    counts = in_bag_counts(seed, n, n_samples)[offset:offset + m]
+    keep = counts > 0
+    w = counts[keep].astype(np.float64)
+    if part["w"] is not None:
+        w *= part["w"][keep]
+    e = scales(g["stat_max"], n_samples)
+    out = {"codes": np.ascontiguousarray(part["codes"][:, keep]), "y": None, "w": None}
+    if g["is_clf"]:
+        out["ycode"] = part["ycode"][keep]
+        out["rstat"] = fixed(w, e[0])[:, None]
+        out["total"] = np.bincount(out["ycode"], weights=out["rstat"][:, 0],
+                                   minlength=g["n_stats"]).astype(np.float64)
+    else:
+        out["ycode"] = part["ycode"]
+        out["rstat"] = _regression_rows(g["crit"], part["y"][keep], w)
+        for c in range(3):
+            out["rstat"][:, c] = fixed(out["rstat"][:, c], e[c])
+        out["total"] = out["rstat"].sum(axis=0)
+    return out
 
 
 def totals(part):

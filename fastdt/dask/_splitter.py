@@ -17,6 +17,8 @@ Only the chosen splits travel to the workers (the node tables, a few kilobytes),
 only the histograms of the nodes built travel back.
 """
 
+import time
+
 import numpy as np
 
 from .._hist import HistSplitter
@@ -67,7 +69,6 @@ def summed(client, parts, *args):
     in partition order; the sums are exact, so the order only fixes the work); returns
     ``(pool, bytes)``: the sum and the bytes of the partitions' histograms."""
     futures = client.map(histograms, parts, *[[a] * len(parts) for a in args], pure=False)
-    moved = 0
     level = futures
     while len(level) > 1:
         level = [client.submit(_add, *level[i:i + _FAN_IN], pure=False)
@@ -90,7 +91,8 @@ class DaskHistSplitter(HistSplitter):
     n_stats, is_clf, crit, min_samples_leaf, min_weight_leaf, mono
         As :class:`fastdt._hist.HistSplitter`'s.
     log : list or None
-        Where to append, per round of tasks, ``(nodes built, bytes of histograms)``.
+        Where to append, per round of tasks, ``(nodes built, bytes of the partitions'
+        histograms, seconds)``.
     """
 
     def __init__(self, client, parts, data, *, n_stats, is_clf, crit, min_samples_leaf,
@@ -111,6 +113,7 @@ class DaskHistSplitter(HistSplitter):
     def _remote(self, nodes, targets):
         """The summed histograms of the nodes ``targets`` of the tree ``nodes`` grows
         (None: the root alone), in one round of tasks."""
+        t0 = time.perf_counter()
         m = 1 if nodes is None else nodes.count
         if nodes is None:
             tree = (np.full(1, -1), np.full(1, -1), np.full(1, -1), np.zeros(1, np.int64),
@@ -123,7 +126,7 @@ class DaskHistSplitter(HistSplitter):
         pool, moved = summed(self.client, self.parts, tree, targets, self.pool.shape[1:],
                              self.is_clf, self.weighted)
         if self.log is not None:
-            self.log.append((int(targets.shape[0]), moved))
+            self.log.append((int(targets.shape[0]), moved, time.perf_counter() - t0))
         return pool
 
     def _build(self, jobs):

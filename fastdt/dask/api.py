@@ -15,7 +15,7 @@ from ..dataset import check_max_bins
 from ..pruning import prune
 from . import _partitions
 
-__all__ = ["fit", "predict", "predict_proba"]
+__all__ = ["fit", "fit_forest", "predict", "predict_proba"]
 
 
 def _dask():
@@ -126,7 +126,8 @@ def fit(X, y, *, sample_weight=None, client=None, subsample=200_000, log=None, *
         values are cut from, drawn by a hash of each row's index (the same rows
         whatever the partitioning).
     log : list, optional
-        Appended to, per round of tasks: ``(nodes built, bytes of histograms)``.
+        Appended to, per round of tasks (a level, or a batch of best-first splits):
+        ``(nodes built, bytes of the partitions' histograms, seconds)``.
     **params
         ``fastdt.fit``'s (``splitter="hist"`` is implied; ``missing`` must be
         ``"learn"``).
@@ -140,83 +141,175 @@ def fit(X, y, *, sample_weight=None, client=None, subsample=200_000, log=None, *
         class labels, unit weights; docs/dask.md); the same tree whatever the number
         of partitions and workers in any case.
     """
-    _dask()
-    from dask import delayed
+    d = _Distributed(X, y, sample_weight, client, subsample, params)
+    try:
+        tree = d.grow(d.parts, d.data, log=log)
+    finally:
+        d.client.cancel(d.parts)
+    return prune(tree, d.prep.ccp_alpha) if d.prep.ccp_alpha > 0.0 else tree
 
-    p = _input.check_params(params)
-    if p["splitter"] not in (None, "hist"):
-        raise ValueError(f"splitter={p['splitter']!r}: fastdt.dask grows histogram trees "
-                         "(splitter='hist')")
-    if p["missing"] != "learn":
-        raise ValueError(f"missing={p['missing']!r}: the histogram splitter learns the side "
-                         "of missing values (missing='learn')")
-    if not _input._is_int(subsample) or subsample < 1:
-        raise ValueError(f"subsample={subsample!r} is invalid: it must be an int >= 1")
-    if getattr(y, "ndim", 1) != 1:
-        raise ValueError(f"fastdt.dask fits one output; y must be 1-D, got {y.ndim} dimensions")
-    p["splitter"] = "hist"
-    max_bins = p["max_bins"] = check_max_bins(p["max_bins"] or 255)
-    task, criterion = _engine.task_and_criterion(y, p)
-    is_clf = task == "classification"
-    crit = (CRITERIA_CLF if is_clf else CRITERIA_REG)[criterion]
-    if crit == ABSOLUTE_ERROR:
-        raise ValueError("criterion='absolute_error' needs the rows of every node; "
-                         "fastdt.dask grows histogram trees of sums")
-    xs, ys, ws, dtypes = _blocks(X, y, sample_weight)
-    client = _client(client)
-    spec = {"categorical_features": p["categorical_features"], "max_bins": max_bins,
-            "is_clf": is_clf, "crit": crit}
-    summaries = client.gather(client.compute(
-        [delayed(_partitions.summary)(a, b, c, spec) for a, b, c in zip(xs, ys, ws)]))
-    g = _globals(summaries, dtypes, p, is_clf, crit, criterion)
-    g["feature_names"] = _input.feature_names_of(X._meta) if dtypes is not None else None
-    n_total = g["n_total"]
-    many = [j for j, b in enumerate(g["categories"]) if b is None
-            and any(s["distinct"][j] is None for s in summaries)]
-    sampled = np.zeros((0, len(many)))
-    if many:
-        rate = min(1.0, subsample / n_total)
-        offsets = np.concatenate([[0], np.cumsum([s["n"] for s in summaries])])
-        seed = p["random_state"] if _input._is_int(p["random_state"]) else 0
-        sampled = np.concatenate(client.gather(client.compute([
-            delayed(_partitions.sample)(a, int(o), many, rate, seed, g["categories"])
-            for a, o in zip(xs, offsets)])))
-    g["bins"] = _partitions.feature_bins_of(summaries, sampled, many, g["categories"],
-                                            max_bins)
-    largest = max(max_bins, int(g["n_categories"].max(initial=0)))
-    g["code_dtype"] = np.uint8 if largest <= 255 else np.uint16
-    parts = client.compute([delayed(_partitions.binned)(a, b, c, g)
-                            for a, b, c in zip(xs, ys, ws)])
-    counted = client.gather(client.map(_partitions.totals, parts, pure=False))
-    n = sum(c[0] for c in counted)
-    total = np.sum([c[1] for c in counted], axis=0)
-    w_total = float(total.sum() if is_clf else total[0])
-    if n == 0 or not w_total > 0:
-        raise ValueError("sample_weight sums to zero; at least one sample needs a positive "
-                         "weight")
-    if crit == POISSON and not total[1] > 0:
-        raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
-    prep = _prepared(p, g, task, criterion, crit, n_total, w_total)
-    data = {"n": n, "total": total, "weighted": g["weighted"], "code_dtype": g["code_dtype"],
-            "n_bins": np.array([b[0].shape[0] for b in g["bins"]], dtype=np.int32),
-            "n_categories": prep.n_categories}
-    width = int(data["n_bins"].max(initial=0))
-    data["bin_lo"] = np.full((prep.n_features, width), np.inf)
-    data["bin_hi"] = np.full((prep.n_features, width), -np.inf)
-    for f, (lo, hi, _) in enumerate(g["bins"]):
-        data["bin_lo"][f, : lo.shape[0]] = lo
-        data["bin_hi"][f, : hi.shape[0]] = hi
-    from ._splitter import DaskHistSplitter
 
-    splitter = DaskHistSplitter(
-        client, parts, data, n_stats=prep.n_stats, is_clf=is_clf, crit=crit,
-        min_samples_leaf=prep.limits["min_samples_leaf"],
-        min_weight_leaf=prep.limits["min_weight_leaf"], mono=prep.mono, log=log)
-    tree = _engine.assemble(prep, _engine.grow(prep, splitter=splitter))
-    client.cancel(parts)
-    if prep.ccp_alpha > 0.0:
-        tree = prune(tree, prep.ccp_alpha)
-    return tree
+def fit_forest(X, y, *, sample_weight=None, n_estimators=100, bootstrap=True,
+               max_samples=None, random_state=None, client=None, subsample=200_000,
+               verbose=0, **tree_params):
+    """Fit a forest of histogram trees on a Dask cluster: ``fastdt.fit_forest``'s.
+
+    The data is binned and persisted once; each tree draws its bootstrap counts per
+    partition (the draws ``fastdt.fit_forest`` makes, cut at the partition's rows) and
+    grows as :func:`fit` does. ``X``, ``y``, ``sample_weight``, ``client`` and
+    ``subsample`` as :func:`fit`; ``n_estimators``, ``bootstrap``, ``max_samples``,
+    ``random_state`` and ``**tree_params`` as :func:`fastdt.fit_forest` (``max_features``
+    defaults to ``"sqrt"`` for classification, all features for regression). Not here
+    yet: ``oob_score``, ``tree_features``, ``replace=False``, ``leaf_samples``,
+    ``class_weight="balanced_subsample"``, ``extend``. ``verbose`` > 0: a line per tree.
+    """
+    import sys
+
+    from ..ensemble.api import _n_samples, tree_seeds
+    from ..ensemble.forest import Forest
+
+    if not _input._is_int(n_estimators) or n_estimators < 1:
+        raise ValueError(f"n_estimators={n_estimators!r} is invalid: it must be an int >= 1")
+    if not isinstance(bootstrap, (bool, np.bool_)):
+        raise ValueError(f"bootstrap={bootstrap!r} is invalid: it must be a bool")
+    if not bootstrap and max_samples is not None:
+        raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to "
+                         "`bootstrap=True` or set `max_sample=None`.")
+    tp = dict(tree_params)
+    if "max_features" not in tp:  # scikit-learn's forests: sqrt (classification), all
+        task = _input.infer_task(y, tp.get("task"), tp.get("criterion"))
+        tp["max_features"] = "sqrt" if task == "classification" else 1.0
+    ccp_alpha = tp.pop("ccp_alpha", 0.0)
+    d = _Distributed(X, y, sample_weight, client, subsample, dict(tp, ccp_alpha=0.0))
+    try:
+        n = d.data["n"]
+        n_samples = _n_samples(max_samples, n)
+        seeds = tree_seeds(random_state, n_estimators)
+        offsets = np.concatenate([[0], np.cumsum(d.rows)])
+        trees = []
+        for i, seed in enumerate(seeds):
+            if bootstrap:
+                bags = d.client.map(_partitions.in_bag, d.parts, offsets[:-1].tolist(),
+                                    seed=seed, n=n, n_samples=n_samples, g=d.g, pure=False)
+                data = d.bag_data(bags)
+                w_bag = float(data["total"].sum() if d.prep.is_clf else data["total"][0])
+                tree = d.grow(bags, data, seed=seed,
+                              min_weight_leaf=d.p["min_weight_fraction_leaf"] * w_bag)
+                d.client.cancel(bags)
+            else:
+                tree = d.grow(d.parts, d.data, seed=seed)
+            trees.append(prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree)
+            if verbose:
+                print(f"fastdt.dask: tree {i + 1}/{n_estimators}", file=sys.stderr)
+    finally:
+        d.client.cancel(d.parts)
+    params = {"n_estimators": n_estimators, "bootstrap": bootstrap,
+              "max_samples": max_samples, "replace": True, "oob_score": False,
+              "random_state": random_state if isinstance(random_state, (int, type(None)))
+              else None, "n_jobs": None, "verbose": verbose, "leaf_samples": False,
+              "tree_features": None, "tree_params": trees[0].params,
+              "seeds": [int(s) for s in seeds], "n_samples": n_samples}
+    return Forest.from_trees(trees, params=params)
+
+
+class _Distributed:
+    """A distributed fit's data: checked, summarised, binned and persisted on the
+    cluster (``parts``), with the engine's :class:`fastdt._engine.Prepared` (``prep``)
+    and what the splitter reads (``data``)."""
+
+    def __init__(self, X, y, sample_weight, client, subsample, params):
+        _dask()
+        from dask import delayed
+
+        p = _input.check_params(params)
+        if p["splitter"] not in (None, "hist"):
+            raise ValueError(f"splitter={p['splitter']!r}: fastdt.dask grows histogram "
+                             "trees (splitter='hist')")
+        if p["missing"] != "learn":
+            raise ValueError(f"missing={p['missing']!r}: the histogram splitter learns the "
+                             "side of missing values (missing='learn')")
+        if not _input._is_int(subsample) or subsample < 1:
+            raise ValueError(f"subsample={subsample!r} is invalid: it must be an int >= 1")
+        if getattr(y, "ndim", 1) != 1:
+            raise ValueError(f"fastdt.dask fits one output; y must be 1-D, got {y.ndim} "
+                             "dimensions")
+        p["splitter"] = "hist"
+        max_bins = p["max_bins"] = check_max_bins(p["max_bins"] or 255)
+        task, criterion = _engine.task_and_criterion(y, p)
+        is_clf = task == "classification"
+        crit = (CRITERIA_CLF if is_clf else CRITERIA_REG)[criterion]
+        if crit == ABSOLUTE_ERROR:
+            raise ValueError("criterion='absolute_error' needs the rows of every node; "
+                             "fastdt.dask grows histogram trees of sums")
+        xs, ys, ws, dtypes = _blocks(X, y, sample_weight)
+        self.client = client = _client(client)
+        spec = {"categorical_features": p["categorical_features"], "max_bins": max_bins,
+                "is_clf": is_clf, "crit": crit}
+        summaries = client.gather(client.compute(
+            [delayed(_partitions.summary)(a, b, c, spec) for a, b, c in zip(xs, ys, ws)]))
+        g = _globals(summaries, dtypes, p, is_clf, crit, criterion)
+        g["feature_names"] = _input.feature_names_of(X._meta) if dtypes is not None else None
+        n_total = g["n_total"]
+        many = [j for j, b in enumerate(g["categories"]) if b is None
+                and any(s["distinct"][j] is None for s in summaries)]
+        sampled = np.zeros((0, len(many)))
+        if many:
+            rate = min(1.0, subsample / n_total)
+            offsets = np.concatenate([[0], np.cumsum([s["n"] for s in summaries])])
+            seed = p["random_state"] if _input._is_int(p["random_state"]) else 0
+            sampled = np.concatenate(client.gather(client.compute([
+                delayed(_partitions.sample)(a, int(o), many, rate, seed, g["categories"])
+                for a, o in zip(xs, offsets)])))
+        g["bins"] = _partitions.feature_bins_of(summaries, sampled, many, g["categories"],
+                                                max_bins)
+        largest = max(max_bins, int(g["n_categories"].max(initial=0)))
+        g["code_dtype"] = np.uint8 if largest <= 255 else np.uint16
+        self.parts = parts = client.compute([delayed(_partitions.binned)(a, b, c, g)
+                                             for a, b, c in zip(xs, ys, ws)])
+        counted = client.gather(client.map(_partitions.totals, parts, pure=False))
+        self.rows = [c[0] for c in counted]
+        total = np.sum([c[1] for c in counted], axis=0)
+        w_total = float(total.sum() if is_clf else total[0])
+        if sum(self.rows) == 0 or not w_total > 0:
+            client.cancel(parts)
+            raise ValueError("sample_weight sums to zero; at least one sample needs a "
+                             "positive weight")
+        if crit == POISSON and not total[1] > 0:
+            client.cancel(parts)
+            raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) "
+                             "sum")
+        self.p, self.g = p, g
+        self.prep = prep = _prepared(p, g, task, criterion, crit, n_total, w_total)
+        n_bins = np.array([b[0].shape[0] for b in g["bins"]], dtype=np.int32)
+        width = int(n_bins.max(initial=0))
+        self.data = {"n": sum(self.rows), "total": total, "weighted": g["weighted"],
+                     "code_dtype": g["code_dtype"], "n_bins": n_bins,
+                     "n_categories": prep.n_categories,
+                     "bin_lo": np.full((prep.n_features, width), np.inf),
+                     "bin_hi": np.full((prep.n_features, width), -np.inf)}
+        for f, (lo, hi, _) in enumerate(g["bins"]):
+            self.data["bin_lo"][f, : lo.shape[0]] = lo
+            self.data["bin_hi"][f, : hi.shape[0]] = hi
+
+    def bag_data(self, bags):
+        """:attr:`data` of the in-bag partitions ``bags`` (weighted by their counts)."""
+        counted = self.client.gather(self.client.map(_partitions.totals, bags, pure=False))
+        return dict(self.data, n=sum(c[0] for c in counted), weighted=True,
+                    total=np.sum([c[1] for c in counted], axis=0))
+
+    def grow(self, parts, data, *, seed=None, min_weight_leaf=None, log=None):
+        """One tree grown on the partitions ``parts`` (a :class:`fastdt.Tree`)."""
+        from ._splitter import DaskHistSplitter
+
+        prep = self.prep
+        lim = prep.limits
+        splitter = DaskHistSplitter(
+            self.client, parts, data, n_stats=prep.n_stats, is_clf=prep.is_clf,
+            crit=prep.crit, min_samples_leaf=lim["min_samples_leaf"],
+            min_weight_leaf=lim["min_weight_leaf"] if min_weight_leaf is None
+            else min_weight_leaf, mono=prep.mono, log=log)
+        return _engine.assemble(prep, _engine.grow(prep, splitter=splitter, seed=seed,
+                                                   min_weight_leaf=min_weight_leaf))
 
 
 def _globals(summaries, dtypes, p, is_clf, crit, criterion):
@@ -245,13 +338,14 @@ def _globals(summaries, dtypes, p, is_clf, crit, criterion):
             g["class_weight"] = per_class
             unit = unit and bool(np.all(per_class == 1.0))
             w_max *= float(per_class.max())
-        g["scales"] = _partitions.scales([w_max], n_total)
+        g["stat_max"] = [w_max]
     else:
         g["n_stats"] = 3
         stat_max = np.max([s["stat_max"] for s in nonempty], axis=0)
-        g["scales"] = _partitions.scales(stat_max, n_total)
+        g["stat_max"] = stat_max
         if criterion == "poisson" and min(s["y_min"] for s in nonempty) < 0:
             raise ValueError("criterion='poisson' needs y >= 0 with a positive (weighted) sum")
+    g["scales"] = _partitions.scales(g["stat_max"], n_total)
     g["weighted"] = not unit
     return g
 
