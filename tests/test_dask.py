@@ -214,3 +214,14 @@ def test_forest_is_fit_forests(client, task):
     assert forest.params["seeds"] == ref.params["seeds"]
     got = fdd.predict(forest, chunked(X, 3)).compute()
     assert np.array_equal(got, fastdt.predict(ref, X))
+
+
+def test_empty_partitions_are_fine(client):
+    df = frame_data(1500, seed=8)
+    ddf = dd.from_pandas(df, npartitions=4)
+    ddf = ddf.map_partitions(lambda d: d[d.index >= 400])  # the first (0-374) is empty
+    assert 0 in ddf.map_partitions(len).compute().tolist()
+    kept = df[df.index >= 400]
+    ref = fastdt.fit(kept.drop(columns="label"), kept["label"], splitter="hist", max_depth=4)
+    tree = fdd.fit(ddf.drop(columns="label"), ddf["label"], max_depth=4)
+    assert_same_tree(tree, ref)

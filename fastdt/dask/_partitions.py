@@ -66,6 +66,8 @@ def summary(xb, yb, wb, spec):
     statistic column); ``w_max`` and ``unit`` (every weight 1)."""
     import pandas as pd
 
+    if len(xb) == 0:  # an empty partition (a filtered frame): nothing to learn from it
+        return {"n": 0}
     Xa, categories = _x(xb, spec["categorical_features"], None)
     n = Xa.shape[0]
     out = {"n": n, "categories": categories, "distinct": [None] * Xa.shape[1]}
@@ -179,6 +181,8 @@ def sample(xb, offset, columns, rate, seed, categories):
     drawn into the binning sample: row ``i`` of the data (``offset`` + its place here)
     is drawn when a hash of ``(seed, i)`` falls below ``rate`` (all rows at 1), so the
     sample does not depend on how the rows are partitioned."""
+    if len(xb) == 0:
+        return np.zeros((0, len(columns)))
     Xa, _ = _x(xb, None, categories)
     rows = np.arange(Xa.shape[0])
     if rate < 1.0:
@@ -202,7 +206,7 @@ def feature_bins_of(summaries, sampled, columns, categories, max_bins):
             lv = np.arange(float(len(levels)))
             bins.append((lv, lv, False))
             continue
-        found = [s["distinct"][j] for s in summaries]
+        found = [s["distinct"][j] for s in summaries if s["n"]]
         values = None
         if all(d is not None for d in found):
             values, inverse = np.unique(np.concatenate([d[0] for d in found]),
@@ -228,6 +232,12 @@ def binned(xb, yb, wb, g):
     columns for unweighted classification) and ``total`` (their sums per statistic)."""
     from .._binning import _bin
 
+    if len(xb) == 0:
+        return {"codes": np.zeros((len(g["categories"]), 0), dtype=g["code_dtype"]),
+                "ycode": np.zeros(0, dtype=np.int32), "y": np.zeros(0), "w": None,
+                "rstat": np.zeros((0, 0 if g["is_clf"] and not g["weighted"] else
+                                   1 if g["is_clf"] else 3)),
+                "total": np.zeros(g["n_stats"])}
     Xa, _ = _x(xb, None, g["categories"])
     n, n_features = Xa.shape
     codes = np.empty((n_features, n), dtype=g["code_dtype"])

@@ -251,7 +251,7 @@ class _Distributed:
         g["feature_names"] = _input.feature_names_of(X._meta) if dtypes is not None else None
         n_total = g["n_total"]
         many = [j for j, b in enumerate(g["categories"]) if b is None
-                and any(s["distinct"][j] is None for s in summaries)]
+                and any(s["distinct"][j] is None for s in summaries if s["n"])]
         sampled = np.zeros((0, len(many)))
         if many:
             rate = min(1.0, subsample / n_total)
@@ -317,10 +317,9 @@ def _globals(summaries, dtypes, p, is_clf, crit, criterion):
     n_total = sum(s["n"] for s in summaries)
     if n_total == 0:
         raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    n_features = len(summaries[0]["categories"])
-    if n_features == 0:
-        raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
     nonempty = [s for s in summaries if s["n"]]
+    if len(nonempty[0]["categories"]) == 0:
+        raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
     categories = _partitions.merge_categories([s["categories"] for s in nonempty], dtypes)
     g = {"n_total": n_total, "categories": categories, "is_clf": is_clf, "crit": crit,
          "n_categories": _input.n_categories_of(categories), "class_weight": None}
