@@ -44,6 +44,18 @@ def dataset(rows, partitions, n_features, seed):
     return X, y
 
 
+def timed(name, model, X, y, Xt, y_test):
+    """``(name, fit s, test accuracy, predict s)`` of a dask estimator, after a warm-up
+    fit on a few rows."""
+    model.fit(X[:20000], y[:20000])
+    t0 = time.perf_counter()
+    model.fit(X, y)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    acc = float(np.mean(model.predict(Xt).compute() == y_test))
+    return name, fit_s, acc, time.perf_counter() - t0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=10_000_000)
@@ -94,13 +106,7 @@ def main():
             n_estimators=1, max_depth=args.depth, tree_method="hist", learning_rate=1.0,
             reg_lambda=0.0, min_child_weight=0.0, max_bin=256)
         model.client = client
-        model.fit(X[:20000], y[:20000])  # warm-up
-        t0 = time.perf_counter()
-        model.fit(X, y)
-        fit_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        acc = float(np.mean(model.predict(Xt).compute() == y_test))
-        results.append(("xgboost.dask", fit_s, acc, time.perf_counter() - t0))
+        results.append(timed("xgboost.dask", model, X, y, Xt, y_test))
     if "lightgbm" in libs:
         import lightgbm as lgb
 
@@ -108,13 +114,7 @@ def main():
             client=client, n_estimators=1, num_leaves=2 ** args.depth, max_depth=args.depth,
             learning_rate=1.0, min_child_samples=1, min_child_weight=0.0, reg_lambda=0.0,
             verbose=-1)
-        model.fit(X[:20000], y[:20000])  # warm-up
-        t0 = time.perf_counter()
-        model.fit(X, y)
-        fit_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        acc = float(np.mean(model.predict(Xt).compute() == y_test))
-        results.append(("lightgbm.dask", fit_s, acc, time.perf_counter() - t0))
+        results.append(timed("lightgbm.dask", model, X, y, Xt, y_test))
     print()
     print("| library | fit s | test accuracy | predict s |")
     print("| --- | ---: | ---: | ---: |")

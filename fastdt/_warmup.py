@@ -14,7 +14,8 @@ Groups (:data:`GROUPS`), in order:
                ``max_features``, ``splitter="random"``, ``monotonic_cst``,
                ``criterion="absolute_error"``, several outputs) and the numeric
                prediction kernels
-``hist``       histogram fits (binning, uint8 and uint16 codes)
+``hist``       histogram fits (binning, uint8 and uint16 codes; the routing of
+               :mod:`fastdt.dask`'s partitions)
 ``forest``     forests (each tree's in-bag rows taken from the prepared layout)
 ``sparse``     fits on ``scipy.sparse`` X (exact, random and histogram splits; skipped
                without scipy)
@@ -87,6 +88,13 @@ def _hist():
         for max_bins in (16, 300):  # uint8 and uint16 codes
             for target in (y, X[:, 1].astype(np.float64)):
                 fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
+    from ._hist_build import route_codes  # fastdt.dask's partitions route rows with it
+
+    for dtype in (np.uint8, np.uint16):
+        tables = (np.array([0, -1, -1]), np.array([1, -1, -1]), np.array([2, -1, -1]),
+                  np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64),
+                  np.zeros((3, 1), dtype=np.uint64), np.full(2, 4), np.zeros(2, dtype=np.int64))
+        route_codes(0, 4, np.zeros((2, 4), dtype=dtype), *tables, np.empty(4, dtype=np.int64))
 
 
 def _forest():
