@@ -100,9 +100,9 @@ def main():
         print(f"  rounds {sum(e[2] for e in log):.2f} s of the fit's {fit_s:.2f} s "
               f"(the rest: summary, binning and persisting the partitions)")
     if "xgboost" in libs:
-        import xgboost as xgb
+        from xgboost import dask as dxgb
 
-        model = xgb.dask.DaskXGBClassifier(
+        model = dxgb.DaskXGBClassifier(
             n_estimators=1, max_depth=args.depth, tree_method="hist", learning_rate=1.0,
             reg_lambda=0.0, min_child_weight=0.0, max_bin=256)
         model.client = client
