@@ -45,10 +45,10 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     rows = np.flatnonzero(t >= 0)
     order = np.argsort(t[rows], kind="stable")  # each node's rows in row order
     rows = rows[order]
-    ends = np.cumsum(np.bincount(t[rows], minlength=targets.shape[0]))
-    jobs = np.stack([ends - np.bincount(t[rows], minlength=targets.shape[0]), ends,
-                     np.arange(targets.shape[0]), np.full(targets.shape[0], -1)],
-                    axis=1).astype(np.int64)
+    sizes = np.bincount(t[rows], minlength=targets.shape[0])
+    ends = np.cumsum(sizes)
+    jobs = np.stack([ends - sizes, ends, np.arange(targets.shape[0]),
+                     np.full(targets.shape[0], -1)], axis=1).astype(np.int64)
     pool = np.zeros((targets.shape[0],) + shape)
     pos_code = ycode[rows] if is_clf else ycode
     run(build_features, codes.shape[0], rows.shape[0] * codes.shape[0], codes, rows, jobs,
@@ -68,8 +68,7 @@ def summed(client, parts, *args):
     """:func:`histograms` of every partition, summed on the workers (a tree reduction
     in partition order; the sums are exact, so the order only fixes the work); returns
     ``(pool, bytes)``: the sum and the bytes of the partitions' histograms."""
-    futures = client.map(histograms, parts, *[[a] * len(parts) for a in args], pure=False)
-    level = futures
+    level = client.map(histograms, parts, *[[a] * len(parts) for a in args], pure=False)
     while len(level) > 1:
         level = [client.submit(_add, *level[i:i + _FAN_IN], pure=False)
                  for i in range(0, len(level), _FAN_IN)]
