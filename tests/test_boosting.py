@@ -205,6 +205,18 @@ def test_save_load_pickle_and_damaged_metadata(tmp_path, data):
             fastdt.load(tmp_path / "bad.npz")
 
 
+def test_the_loss_tells_the_task(data):
+    X, y, yr, y3 = data
+    counts = np.random.default_rng(0).poisson(2.0, X.shape[0])  # whole numbers
+    model = fit_boosting(X, counts, loss="poisson", max_iter=3, early_stopping=False)
+    assert model.task == "regression"
+    ref = fit_boosting(X, counts.astype(float), loss="poisson", max_iter=3,
+                       early_stopping=False, random_state=model.params["random_seed"])
+    assert np.array_equal(fastdt.predict(model, X), fastdt.predict(ref, X))
+    assert fit_boosting(X, y.astype(float), loss="log_loss", max_iter=1).task == \
+        "classification"
+
+
 def test_clear_errors(data):
     X, y, yr, y3 = data
     with pytest.raises(ValueError, match="loss='poisson' is not a loss of a classifier"):

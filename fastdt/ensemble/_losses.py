@@ -9,7 +9,8 @@ or class codes for log-loss), with per-row weights ``w``. A loss gives:
 * ``baseline(y, w)``: the constant raw score that minimises the weighted loss (the
   starting score), float64 ``[K]``;
 * ``value(y, raw, w)``: the weighted mean loss (what ``verbose`` and early stopping
-  report);
+  report), the weighted mean of ``rows(y, raw)``, each row's loss (Huber's has no
+  ``rows``: its ``delta`` is a quantile over all of them);
 * ``link(raw)``: predictions from raw scores (probabilities ``[n, n_classes]``, or the
   predicted values ``[n]``).
 
@@ -78,7 +79,14 @@ def _softmax(raw):
     return e / e.sum(axis=1, keepdims=True)
 
 
-class SquaredError:
+class _Loss:
+    """``value`` from ``rows``: each row's loss (``value`` is their weighted mean)."""
+
+    def value(self, y, raw, w):
+        return _weighted_mean(self.rows(y, raw), w)
+
+
+class SquaredError(_Loss):
     """``(y - raw)^2 / 2``; identity link."""
 
     name = "squared_error"
@@ -92,14 +100,14 @@ class SquaredError:
     def baseline(self, y, w):
         return np.array([_weighted_mean(y, w)])
 
-    def value(self, y, raw, w):
-        return _weighted_mean(0.5 * (raw[:, 0] - y) ** 2, w)
+    def rows(self, y, raw):
+        return 0.5 * (raw[:, 0] - y) ** 2
 
     def link(self, raw):
         return raw[:, 0].copy()
 
 
-class AbsoluteError:
+class AbsoluteError(_Loss):
     """``|y - raw|``; identity link; leaves are the medians of their residuals."""
 
     name = "absolute_error"
@@ -114,8 +122,8 @@ class AbsoluteError:
     def baseline(self, y, w):
         return quantile_of(y, None if np.all(w == 1.0) else w, self.q)
 
-    def value(self, y, raw, w):
-        return _weighted_mean(np.abs(y - raw[:, 0]), w)
+    def rows(self, y, raw):
+        return np.abs(y - raw[:, 0])
 
     def link(self, raw):
         return raw[:, 0].copy()
@@ -134,9 +142,9 @@ class Pinball(AbsoluteError):
         g = np.where(y > raw[:, 0], -self.q, 1.0 - self.q)
         return (w * g)[:, None], np.broadcast_to(w[:, None], raw.shape).copy()
 
-    def value(self, y, raw, w):
+    def rows(self, y, raw):
         d = y - raw[:, 0]
-        return _weighted_mean(np.where(d >= 0, self.q * d, (self.q - 1.0) * d), w)
+        return np.where(d >= 0, self.q * d, (self.q - 1.0) * d)
 
 
 class Huber:
@@ -173,7 +181,7 @@ class Huber:
         return raw[:, 0].copy()
 
 
-class _LogLink:
+class _LogLink(_Loss):
     """Regression losses with a log link: ``raw = log(mean)``, y >= 0."""
 
     is_clf = False
@@ -182,9 +190,13 @@ class _LogLink:
     positive = False  # y > 0 needed (else y >= 0 with a positive sum)
 
     def check(self, y, w):
-        if self.positive and not np.all(y > 0):
+        self.check_sums(float(y.min(initial=np.inf)), float(np.sum(w * y)))
+
+    def check_sums(self, y_min, wy):
+        """``check`` from the smallest target and the weighted sum of the targets."""
+        if self.positive and not y_min > 0:
             raise ValueError(f"loss={self.name!r} needs y > 0")
-        if not np.all(y >= 0) or not np.sum(w * y) > 0:
+        if not y_min >= 0 or not wy > 0:
             raise ValueError(f"loss={self.name!r} needs y >= 0 with a positive (weighted) sum")
 
     def baseline(self, y, w):
@@ -203,8 +215,8 @@ class Poisson(_LogLink):
         mu = np.exp(raw[:, 0])
         return (w * (mu - y))[:, None], (w * mu)[:, None]
 
-    def value(self, y, raw, w):
-        return _weighted_mean(np.exp(raw[:, 0]) - y * raw[:, 0], w)
+    def rows(self, y, raw):
+        return np.exp(raw[:, 0]) - y * raw[:, 0]
 
 
 class Gamma(_LogLink):
@@ -217,8 +229,8 @@ class Gamma(_LogLink):
         t = y * np.exp(-raw[:, 0])
         return (w * (1.0 - t))[:, None], (w * t)[:, None]
 
-    def value(self, y, raw, w):
-        return _weighted_mean(raw[:, 0] + y * np.exp(-raw[:, 0]), w)
+    def rows(self, y, raw):
+        return raw[:, 0] + y * np.exp(-raw[:, 0])
 
 
 class Tweedie(_LogLink):
@@ -237,13 +249,12 @@ class Tweedie(_LogLink):
         h = -(1.0 - p) * y * a + (2.0 - p) * b
         return (w * g)[:, None], (w * h)[:, None]
 
-    def value(self, y, raw, w):
+    def rows(self, y, raw):
         p, r = self.power, raw[:, 0]
-        return _weighted_mean(-y * np.exp((1.0 - p) * r) / (1.0 - p)
-                              + np.exp((2.0 - p) * r) / (2.0 - p), w)
+        return -y * np.exp((1.0 - p) * r) / (1.0 - p) + np.exp((2.0 - p) * r) / (2.0 - p)
 
 
-class BinaryLogLoss:
+class BinaryLogLoss(_Loss):
     """Log-loss of two classes: ``raw`` is the log-odds of the second class."""
 
     name = "log_loss"
@@ -259,17 +270,16 @@ class BinaryLogLoss:
         p = min(max(_weighted_mean(y, w), _EPS), 1.0 - _EPS)
         return np.array([np.log(p / (1.0 - p))])
 
-    def value(self, y, raw, w):
+    def rows(self, y, raw):
         r = raw[:, 0]
-        # log(1 + exp(r)) - y r, computed without overflow
-        return _weighted_mean(np.logaddexp(0.0, r) - y * r, w)
+        return np.logaddexp(0.0, r) - y * r  # log(1 + exp(r)) - y r, without overflow
 
     def link(self, raw):
         p = _sigmoid(raw[:, 0])
         return np.column_stack([1.0 - p, p])
 
 
-class MulticlassLogLoss:
+class MulticlassLogLoss(_Loss):
     """Log-loss of ``K >= 3`` classes through the softmax; hessian ``p_k (1 - p_k)``."""
 
     name = "log_loss"
@@ -293,10 +303,10 @@ class MulticlassLogLoss:
         share = np.bincount(y.astype(np.int64), weights=w, minlength=self.n_classes) / w.sum()
         return np.log(np.clip(share, _EPS, 1.0 - _EPS))
 
-    def value(self, y, raw, w):
+    def rows(self, y, raw):
         m = raw.max(axis=1)
         lse = m + np.log(np.exp(raw - m[:, None]).sum(axis=1))
-        return _weighted_mean(lse - raw[np.arange(y.shape[0]), y.astype(np.int64)], w)
+        return lse - raw[np.arange(y.shape[0]), y.astype(np.int64)]
 
     def link(self, raw):
         return _softmax(raw)

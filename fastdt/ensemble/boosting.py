@@ -230,6 +230,14 @@ def fit_boosting(X, y, *, loss="auto", quantile=None, max_iter=100, learning_rat
         numba.set_num_threads(saved)
 
 
+def task_of(y, task, loss):
+    """The task: ``task``, or the one ``loss`` belongs to (whole counts with
+    ``loss="poisson"`` are a regression), or inferred from ``y``."""
+    if task is None and loss != "auto":
+        task = next((t for t, names in LOSSES.items() if loss in names), None)
+    return _input.infer_task(y, task, None)
+
+
 def _targets(y, n, task, class_weight, sample_weight):
     """``(task, classes, target float64, weights float64)`` of the rows."""
     task = _input.infer_task(y, task, None)
@@ -296,7 +304,8 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
     if not (hasattr(X, "iloc") or isinstance(X, np.ndarray) or _input.is_sparse(X)):
         X = np.asarray(X)  # array-likes: rows are taken from it (validation split)
     n = _n_rows(X)
-    task, classes, target, sw = _targets(y, n, task, class_weight, sample_weight)
+    task, classes, target, sw = _targets(y, n, task_of(y, task, loss_name), class_weight,
+                                         sample_weight)
     n_classes = 0 if classes is None else len(classes)
     loss = get_loss(loss_name, task, n_classes, p["power"], p["quantile"])
     own_val = val[0] is not None
@@ -395,6 +404,15 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
     if stop and n_iter > done:  # keep the rounds up to the lowest validation loss
         n_iter = max(1, done + int(np.argmin(val_loss)))
         trees = trees[: n_iter * n_cols]
+    return boosted_forest(trees, p, loss, task, classes, baseline, seed, seeds, stop,
+                          train_loss, val_loss, n_iter)
+
+
+def boosted_forest(trees, p, loss, task, classes, baseline, seed, seeds, stop, train_loss,
+                   val_loss, n_iter):
+    """The boosted :class:`Forest` of ``trees`` (raw-score trees, :func:`_raw_score_tree`)
+    fitted with the checked parameters ``p`` (:func:`_check_params`), with its
+    ``fit_info_``: the losses per round (``val_loss`` when ``stop``) and ``n_iter``."""
     forest = Forest.from_trees(trees, params={
         "loss": loss.name, "max_iter": p["max_iter"], "learning_rate": p["learning_rate"],
         "l2_regularization": p["l2_regularization"],
