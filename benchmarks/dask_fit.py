@@ -1,9 +1,10 @@
-"""fastdt.dask against xgboost.dask and lightgbm.dask: one tree on a LocalCluster.
+"""fastdt.dask against xgboost.dask and lightgbm.dask: one tree, or boosting, on a LocalCluster.
 
 ::
 
     python benchmarks/dask_fit.py                       # 1e7 x 20 rows, 8 partitions
     python benchmarks/dask_fit.py --rows 1000000 --partitions 4
+    python benchmarks/dask_fit.py --rounds 20 --depth 6  # gradient boosting
 
 The data (float32, a nonlinear rule with label noise) is generated on the workers, one
 chunk per partition, and persisted before any timing, so every library starts from the
@@ -14,6 +15,10 @@ no regularisation) and predicts the test rows with its own dask predict. fastdt'
 is also shown per round of tasks (its ``log``): the nodes whose histograms were built,
 the bytes of histograms the partitions produced, and the seconds. A warm-up fit on a
 small sample first compiles fastdt's kernels in every worker (and loads the others).
+
+With ``--rounds N``, each library boosts ``N`` trees of depth ``--depth`` instead
+(learning rate 0.1, L2 regularisation 1, at least 20 rows per leaf where the library
+has such a limit, no early stopping), and fastdt's log shows every tree's rounds.
 """
 
 import argparse
@@ -65,6 +70,8 @@ def main():
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--threads", type=int, default=1, help="threads per worker")
     p.add_argument("--depth", type=int, default=10)
+    p.add_argument("--rounds", type=int, default=0,
+                   help="boosting rounds (0: one tree, learning rate 1)")
     p.add_argument("--libs", default="fastdt,xgboost,lightgbm")
     args = p.parse_args()
 
@@ -80,40 +87,62 @@ def main():
     X, y, Xt, yt = client.persist([X, y, Xt, yt])
     wait([X, y, Xt, yt])
     y_test = yt.compute()
+    what = (f"{args.rounds} boosted trees" if args.rounds else "one tree") + \
+        f" of depth {args.depth}"
     print(f"{args.rows:,} x {args.features} float32 rows in {args.partitions} partitions, "
-          f"{args.workers} worker processes x {args.threads} thread(s), one tree of depth "
-          f"{args.depth}; test {args.test_rows:,} rows")
+          f"{args.workers} worker processes x {args.threads} thread(s), {what}; test "
+          f"{args.test_rows:,} rows")
     libs = args.libs.split(",")
+    boost = args.rounds > 0
+    rounds, rate, lam = (args.rounds, 0.1, 1.0) if boost else (1, 1.0, 0.0)
     results = []
     if "fastdt" in libs:
+        if boost:
+            def fit(X, y, **kw):
+                return fastdt.dask.fit_boosting(
+                    X, y, max_iter=rounds, max_depth=args.depth, max_leaf_nodes=None,
+                    learning_rate=rate, l2_regularization=lam, early_stopping=False,
+                    random_state=0, **kw)
+        else:
+            def fit(X, y, **kw):
+                return fastdt.dask.fit(X, y, max_depth=args.depth, **kw)
         fastdt.dask.fit(X[:20000], y[:20000], max_depth=3)  # compile in every worker
+        if boost:  # and the regression kernels of the Newton trees
+            fastdt.dask.fit_boosting(X[:20000], y[:20000], max_iter=2, max_depth=3,
+                                     early_stopping=False)
         log = []
         t0 = time.perf_counter()
-        tree = fastdt.dask.fit(X, y, max_depth=args.depth, log=log)
+        tree = fit(X, y, log=log)
         fit_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         acc = float(np.mean(fastdt.dask.predict(tree, Xt).compute() == y_test))
         results.append(("fastdt.dask", fit_s, acc, time.perf_counter() - t0))
-        print("fastdt per round of tasks: nodes built, MB of histograms, seconds")
-        for i, (nodes, moved, s) in enumerate(log):
-            print(f"  {i:2d}  {nodes:5d}  {moved / 2**20:8.1f}  {s:.3f}")
-        print(f"  rounds {sum(e[2] for e in log):.2f} s of the fit's {fit_s:.2f} s "
-              f"(the rest: summary, binning and persisting the partitions)")
+        if boost:
+            print(f"fastdt: {len(log)} rounds of histogram tasks for {rounds} trees, "
+                  f"{sum(e[1] for e in log) / 2**20:.1f} MB of histograms")
+        else:
+            print("fastdt per round of tasks: nodes built, MB of histograms, seconds")
+            for i, (nodes, moved, s) in enumerate(log):
+                print(f"  {i:2d}  {nodes:5d}  {moved / 2**20:8.1f}  {s:.3f}")
+        print(f"  histogram rounds {sum(e[2] for e in log):.2f} s of the fit's {fit_s:.2f} s "
+              "(the rest: summary, binning, persisting the partitions"
+              + (", gradients, scores and losses)" if boost else ")"))
     if "xgboost" in libs:
         from xgboost import dask as dxgb
 
         model = dxgb.DaskXGBClassifier(
-            n_estimators=1, max_depth=args.depth, tree_method="hist", learning_rate=1.0,
-            reg_lambda=0.0, min_child_weight=0.0, max_bin=256)
+            n_estimators=rounds, max_depth=args.depth, tree_method="hist",
+            learning_rate=rate, reg_lambda=lam, min_child_weight=1.0 if boost else 0.0,
+            max_bin=256)
         model.client = client
         results.append(timed("xgboost.dask", model, X, y, Xt, y_test))
     if "lightgbm" in libs:
         import lightgbm as lgb
 
         model = lgb.DaskLGBMClassifier(
-            client=client, n_estimators=1, num_leaves=2 ** args.depth, max_depth=args.depth,
-            learning_rate=1.0, min_child_samples=1, min_child_weight=0.0, reg_lambda=0.0,
-            verbose=-1)
+            client=client, n_estimators=rounds, num_leaves=2 ** args.depth,
+            max_depth=args.depth, learning_rate=rate, min_child_samples=20 if boost else 1,
+            min_child_weight=0.0, reg_lambda=lam, verbose=-1)
         results.append(timed("lightgbm.dask", model, X, y, Xt, y_test))
     print()
     print("| library | fit s | test accuracy | predict s |")

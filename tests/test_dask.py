@@ -225,3 +225,121 @@ def test_empty_partitions_are_fine(client):
     ref = fastdt.fit(kept.drop(columns="label"), kept["label"], splitter="hist", max_depth=4)
     tree = fdd.fit(ddf.drop(columns="label"), ddf["label"], max_depth=4)
     assert_same_tree(tree, ref)
+
+
+# ------------------------------------------------------------------ boosting
+
+
+def assert_same_forest(a, b):
+    assert a.n_trees == b.n_trees
+    for s, t in zip(a.trees(), b.trees()):
+        assert_same_tree(s, t)
+    assert a.boosting == b.boosting
+    for key in ("train_loss", "validation_loss"):
+        x, y = a.fit_info_[key], b.fit_info_[key]
+        assert (x is None and y is None) or np.array_equal(x, y), key
+    assert a.fit_info_["n_iter"] == b.fit_info_["n_iter"]
+
+
+def test_boosting_is_one_machine_model(client):
+    X, y = classification_data(2500, seed=9)
+    yb = (y > 0).astype(int)
+    params = dict(max_iter=6, learning_rate=0.3, max_leaf_nodes=8, l2_regularization=1.0,
+                  early_stopping=False, random_state=0)
+    ref = fastdt.fit_boosting(X, yb, **params)
+    model = fdd.fit_boosting(chunked(X, 3), chunked(yb, 3), **params)
+    # gradients are rounded to the fixed-point unit (2**-52 of their total): the same
+    # splits, leaves equal to rounding
+    for a, b in zip(model.trees(), ref.trees()):
+        assert np.array_equal(a.feature, b.feature)
+        assert np.array_equal(a.threshold, b.threshold, equal_nan=True)
+    np.testing.assert_allclose(model.boosting["baseline"], ref.boosting["baseline"],
+                               rtol=1e-15)
+    np.testing.assert_allclose(model.fit_info_["train_loss"], ref.fit_info_["train_loss"],
+                               rtol=1e-12)
+    proba = fdd.predict_proba(model, chunked(X, 3)).compute()
+    np.testing.assert_allclose(proba, fastdt.predict_proba(ref, X), rtol=1e-10)
+    # Poisson counts, and three classes (one tree per class per round): where the
+    # gradients of a node are all equal, one machine's float sums may still find a
+    # split of gain 1e-17, exact sums none (level-wise, such a split changes no other);
+    # the predictions agree
+    counts = np.random.default_rng(9).poisson(np.exp(np.nan_to_num(X[:, 0]) / 2))
+    params = dict(max_iter=4, max_leaf_nodes=None, max_depth=4, early_stopping=False,
+                  random_state=1)
+    for yy, loss in ((counts, "poisson"), (y, "log_loss")):
+        ref = fastdt.fit_boosting(X, yy, loss=loss, **params)
+        model = fdd.fit_boosting(chunked(X, 2), chunked(yy, 2), loss=loss, **params)
+        assert model.n_trees == ref.n_trees
+        np.testing.assert_allclose(fastdt.predict(model, X) if loss == "poisson" else
+                                   fastdt.predict_proba(model, X),
+                                   fastdt.predict(ref, X) if loss == "poisson" else
+                                   fastdt.predict_proba(ref, X), rtol=1e-10)
+
+
+def test_boosting_does_not_depend_on_the_partitioning(client):
+    df = frame_data(2400, seed=10)
+    rng = np.random.default_rng(10)
+    df["z"] = rng.normal(size=len(df))
+    flip = rng.random(len(df)) < 0.2  # noise: the validation loss stops falling
+    df.loc[flip, "label"] = np.where(df["label"][flip] == "yes", "no", "yes")
+    params = dict(max_iter=20, learning_rate=0.5, subsample=0.7, max_features=0.75,
+                  early_stopping=True, validation_fraction=0.25, n_iter_no_change=3,
+                  max_leaf_nodes=6, class_weight={"yes": 2.0, "no": 1.0}, random_state=3)
+    models = []
+    for k in (1, 3, 7):
+        ddf = dd.from_pandas(df, npartitions=k)
+        models.append(fdd.fit_boosting(ddf.drop(columns="label"), ddf["label"], **params))
+    for m in models[1:]:
+        assert_same_forest(m, models[0])
+    info = models[0].fit_info_
+    assert info["early_stopping"] and len(info["train_loss"]) < 21  # it stopped
+    assert info["n_iter"] < len(info["train_loss"]) - 1  # and kept the best round
+    assert info["n_iter"] == int(np.argmin(info["validation_loss"]))
+    assert models[0].categories == [["blue", "green", "grey", "red"], ["S", "M", "L"], None,
+                                    [False, True], None]
+    got = fdd.predict(models[0], dd.from_pandas(df.drop(columns="label"), npartitions=3))
+    assert np.array_equal(got.compute().to_numpy(),
+                          fastdt.predict(models[0], df.drop(columns="label")))
+
+
+def test_boosting_survives_a_killed_worker(client, monkeypatch):
+    X, y = classification_data(2000, seed=11)
+    y = np.nan_to_num(X[:, 0]) * 2 + y  # regression
+    params = dict(max_iter=5, max_leaf_nodes=4, early_stopping=False, random_state=0)
+    ref = fdd.fit_boosting(chunked(X, 4), chunked(y, 4), **params)
+    real_map, rounds, victims = distributed.Client.map, [], []
+
+    def map_and_kill(self, func, *iterables, **kwargs):
+        futures = real_map(self, func, *iterables, **kwargs)
+        if getattr(func, "__name__", "") == "_update":
+            rounds.append(1)
+            if len(rounds) == 3:  # round 3's states made: kill a worker holding one
+                distributed.wait(futures)
+                who = self.who_has(futures)
+                victims.append(next(iter(w for ws in who.values() for w in ws)))
+                pid = self.run(os.getpid, workers=[victims[0]])[victims[0]]
+                os.kill(pid, signal.SIGKILL)  # its nanny starts a new, empty one
+        return futures
+
+    monkeypatch.setattr(distributed.Client, "map", map_and_kill)
+    model = fdd.fit_boosting(chunked(X, 4), chunked(y, 4), **params)
+    assert len(rounds) == 5
+    assert victims[0] not in client.scheduler_info()["workers"]  # it did die
+    assert_same_forest(model, ref)
+
+
+def test_boosting_bad_input(client):
+    X, y = classification_data(200)
+    Xd, yd = chunked(X, 2), chunked(y, 2)
+    with pytest.raises(ValueError, match="quantiles"):
+        fdd.fit_boosting(Xd, yd.astype(float), loss="absolute_error")
+    with pytest.raises(ValueError, match="learning_rate"):
+        fdd.fit_boosting(Xd, yd, learning_rate=0)
+    with pytest.raises(ValueError, match="fraction"):
+        fdd.fit_boosting(Xd, yd, validation_fraction=20)
+    with pytest.raises(ValueError, match="y >= 0"):
+        fdd.fit_boosting(Xd, yd.astype(float) - 1, loss="poisson")
+    with pytest.raises(ValueError, match="1 class"):
+        fdd.fit_boosting(Xd, da.zeros(200, chunks=100, dtype=int))
+    with pytest.raises(TypeError, match="dask"):
+        fdd.fit_boosting(X, y)

@@ -15,5 +15,6 @@ those travel back. The result is an ordinary :class:`fastdt.Tree`. See docs/dask
 """
 
 from .api import fit, fit_forest, predict, predict_proba
+from .boosting import fit_boosting
 
-__all__ = ["fit", "fit_forest", "predict", "predict_proba"]
+__all__ = ["fit", "fit_forest", "fit_boosting", "predict", "predict_proba"]

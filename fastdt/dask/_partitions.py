@@ -164,6 +164,43 @@ def fixed(values, e):
     return np.ldexp(np.rint(np.ldexp(values, e)), -e)
 
 
+def exact_sums(values):
+    """The exact sums of the columns of ``values`` (finite float64 ``[m, c]``), in a form
+    that adds across partitions: ``(keys, high, low)`` (int64 arrays), where the sum of
+    column ``j`` is the sum over ``keys == j * 2100 + x`` of
+    ``(high * 2**26 + low) * 2**(x - 1128)``. Each value is its 53-bit mantissa times a
+    power of two (:func:`numpy.frexp`); the mantissas, cut in two, are summed per column
+    and exponent in whole numbers, which no order of addition changes.
+    :func:`exact_total` turns any number of these into the correctly rounded sums."""
+    values = np.asarray(values, dtype=np.float64).reshape(values.shape[0], -1)
+    n, c = values.shape
+    size = c * 2100
+    high, low = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    for lo in range(0, n, 1 << 25):  # float64 sums of up to 2**25 27-bit halves: exact
+        m, e = np.frexp(values[lo:lo + (1 << 25)])
+        mant = np.ldexp(m, 53).astype(np.int64)  # |mant| < 2**53, value = mant 2**(e-53)
+        hi = mant >> 26
+        key = (np.arange(c) * 2100 + (e + 1075)).ravel()
+        high += np.bincount(key, weights=hi.ravel(), minlength=size).astype(np.int64)
+        low += np.bincount(key, weights=(mant - (hi << 26)).ravel(),
+                           minlength=size).astype(np.int64)
+    keys = np.flatnonzero((high != 0) | (low != 0))
+    return keys, high[keys], low[keys]
+
+
+def exact_total(parts, c):
+    """The sums (float64 ``[c]``, each correctly rounded) of every value that
+    :func:`exact_sums` summarised in ``parts``."""
+    from fractions import Fraction
+
+    totals = [0] * c
+    for keys, high, low in parts:
+        for k, h, lo in zip(keys.tolist(), high.tolist(), low.tolist()):
+            j, x = divmod(k, 2100)
+            totals[j] += Fraction((h << 26) + lo) * Fraction(2) ** (x - 1128)
+    return np.array([float(t) for t in totals])
+
+
 # ------------------------------------------------------------------- pass 2: sample
 
 

@@ -27,18 +27,51 @@ from .._parallel import run
 _FAN_IN = 4  # partitions' histograms added per reduction task
 
 
+def route(codes, tree):
+    """The node (int64 [m]) each row of ``codes`` (a partition's, ``[F, m]``) reaches in
+    ``tree``, the tables :func:`histograms` takes (:func:`tables_of` makes them of a
+    :class:`fastdt.Tree`)."""
+    from .._hist_build import route_codes
+
+    n = codes.shape[1]
+    node = np.zeros(n, dtype=np.int64)
+    if tree[0].shape[0] > 1:
+        run(route_codes, n, 8 * n, codes, *tree, node)
+    return node
+
+
+def tables_of(tree, data):
+    """The routing tables of a fitted :class:`fastdt.Tree` grown on the bins of ``data``
+    (:attr:`fastdt.dask.api._Distributed.data`), as :func:`route` takes them: a numeric
+    split's last bin on the left is the last bin whose largest value is at most the
+    threshold (the threshold lies between that value and the next bin's smallest), so
+    a partition's rows go where they went when the tree grew."""
+    n_bins, bin_hi = data["n_bins"].astype(np.int64), data["bin_hi"]
+    n_categories = data["n_categories"].astype(np.int64)
+    m = tree.node_count
+    feature = tree.feature.astype(np.int64)
+    cbin = np.zeros(m, dtype=np.int64)
+    cat = np.zeros((m, int((n_categories.max(initial=0) + 63) // 64)), dtype=np.uint64)
+    for k in np.flatnonzero(feature >= 0):
+        f, off = feature[k], tree.cat_offset[k]
+        if off >= 0:
+            w = int((n_categories[f] + 63) // 64)
+            cat[k, :w] = tree.cat_bitsets[off:off + w]
+        else:
+            cbin[k] = np.searchsorted(bin_hi[f, : n_bins[f]], tree.threshold[k], "right") - 1
+    return (feature, tree.left.astype(np.int64), tree.right.astype(np.int64), cbin,
+            tree.missing_go_left.astype(np.int64), cat, n_bins, n_categories)
+
+
 def histograms(part, tree, targets, shape, is_clf, weighted):
     """The histograms (float64 ``[k, F, B, H]``) of the nodes ``targets`` (int64 [k])
     over one partition's rows (:func:`fastdt.dask._partitions.binned`). ``tree``: the
     driver's tables ``(feature, left, right, cbin, mgl, cat, n_bins, n_categories)``."""
-    from .._hist_build import build_features, route_codes
+    from .._hist_build import build_features
 
     codes, ycode, rstat = part["codes"], part["ycode"], part["rstat"]
     feature, n_bins = tree[0], tree[6]
-    n = codes.shape[1]
-    node = np.zeros(n, dtype=np.int64)
-    if feature.shape[0] > 1:
-        run(route_codes, n, 8 * n, codes, *tree, node)
+    node = route(codes, tree)
     slot = np.full(feature.shape[0], -1, dtype=np.int64)
     slot[targets] = np.arange(targets.shape[0])
     t = slot[node]

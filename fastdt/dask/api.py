@@ -297,19 +297,24 @@ class _Distributed:
         return dict(self.data, n=sum(c[0] for c in counted), weighted=True,
                     total=np.sum([c[1] for c in counted], axis=0))
 
-    def grow(self, parts, data, *, seed=None, min_weight_leaf=None, log=None):
-        """One tree grown on the partitions ``parts`` (a :class:`fastdt.Tree`)."""
+    def grow(self, parts, data, *, seed=None, min_weight_leaf=None, log=None, prep=None,
+             reg=(0.0, 0.0)):
+        """One tree grown on the partitions ``parts`` (a :class:`fastdt.Tree`); ``prep``
+        (None: :attr:`prep`) and ``reg`` (L2, L1) as gradient boosting grows its trees."""
         from ._splitter import DaskHistSplitter
 
-        prep = self.prep
+        prep = self.prep if prep is None else prep
         lim = prep.limits
         splitter = DaskHistSplitter(
             self.client, parts, data, n_stats=prep.n_stats, is_clf=prep.is_clf,
             crit=prep.crit, min_samples_leaf=lim["min_samples_leaf"],
             min_weight_leaf=lim["min_weight_leaf"] if min_weight_leaf is None
             else min_weight_leaf, mono=prep.mono, log=log)
+        splitter.reg = (float(reg[0]), float(reg[1]))
         return _engine.assemble(prep, _engine.grow(prep, splitter=splitter, seed=seed,
-                                                   min_weight_leaf=min_weight_leaf))
+                                                   min_weight_leaf=min_weight_leaf,
+                                                   l2_regularization=reg[0],
+                                                   l1_regularization=reg[1]))
 
 
 def _globals(summaries, dtypes, p, is_clf, crit, criterion):
