@@ -13,8 +13,9 @@ library fits one tree of depth ``--depth`` (LightGBM: ``num_leaves`` 2**depth,
 ``max_depth`` depth; XGBoost: ``tree_method="hist"``, ``max_depth``; learning rate 1,
 no regularisation) and predicts the test rows with its own dask predict. fastdt's fit
 is also shown per round of tasks (its ``log``): the nodes whose histograms were built,
-the bytes of histograms the partitions produced, and the seconds. A warm-up fit on a
-small sample first compiles fastdt's kernels in every worker (and loads the others).
+the bytes of histograms the partitions produced, and the seconds. A warm-up fit and
+predict on a small sample first compiles fastdt's kernels in every worker (and loads
+the others).
 
 With ``--rounds N``, each library boosts ``N`` trees of depth ``--depth`` instead
 (learning rate 0.1, L2 regularisation 1, at least 20 rows per leaf where the library
@@ -51,8 +52,9 @@ def dataset(rows, partitions, n_features, seed):
 
 def timed(name, model, X, y, Xt, y_test):
     """``(name, fit s, test accuracy, predict s)`` of a dask estimator, after a warm-up
-    fit on a few rows."""
+    fit and predict on a few rows."""
     model.fit(X[:20000], y[:20000])
+    model.predict(Xt[:20000]).compute()
     t0 = time.perf_counter()
     model.fit(X, y)
     fit_s = time.perf_counter() - t0
@@ -106,10 +108,14 @@ def main():
         else:
             def fit(X, y, **kw):
                 return fastdt.dask.fit(X, y, max_depth=args.depth, **kw)
-        fastdt.dask.fit(X[:20000], y[:20000], max_depth=3)  # compile in every worker
-        if boost:  # and the regression kernels of the Newton trees
-            fastdt.dask.fit_boosting(X[:20000], y[:20000], max_iter=2, max_depth=3,
-                                     early_stopping=False)
+        # compile (or load) the kernels in every worker: a tree's, the Newton trees',
+        # and a forest's prediction
+        warm = fastdt.dask.fit(X[:20000], y[:20000], max_depth=3)
+        fastdt.dask.predict(warm, Xt[:20000]).compute()
+        if boost:
+            warm = fastdt.dask.fit_boosting(X[:20000], y[:20000], max_iter=2, max_depth=3,
+                                            early_stopping=False)
+            fastdt.dask.predict(warm, Xt[:20000]).compute()
         log = []
         t0 = time.perf_counter()
         tree = fit(X, y, log=log)

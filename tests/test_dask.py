@@ -227,6 +227,27 @@ def test_empty_partitions_are_fine(client):
     assert_same_tree(tree, ref)
 
 
+def test_parquet_columns_read_apart(client, tmp_path):
+    # Dask plans the partitions of a narrow column on its own: y alone reads the six
+    # files in fewer partitions than X; the fit reads them as one frame
+    pytest.importorskip("pyarrow")
+
+    def part(i, n=1000):
+        rng = np.random.default_rng(i)
+        df = pd.DataFrame(rng.normal(size=(n, 10)), columns=[f"x{j}" for j in range(10)],
+                          index=pd.RangeIndex(i * n, (i + 1) * n))
+        df["label"] = (df["x0"] + 0.5 * rng.normal(size=n) > 0).astype(np.int8)
+        return df
+
+    dd.from_map(part, range(6)).to_parquet(tmp_path / "table")
+    ddf = dd.read_parquet(tmp_path / "table")
+    X, y = ddf.drop(columns="label"), ddf["label"]
+    assert len(y.to_delayed()) < len(X.to_delayed())  # what made it needed
+    df = pd.concat([part(i) for i in range(6)])
+    ref = fastdt.fit(df.drop(columns="label"), df["label"], splitter="hist", max_depth=5)
+    assert_same_tree(fdd.fit(X, y, max_depth=5), ref)
+
+
 # ------------------------------------------------------------------ boosting
 
 

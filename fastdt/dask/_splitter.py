@@ -76,7 +76,9 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     slot[targets] = np.arange(targets.shape[0])
     t = slot[node]
     rows = np.flatnonzero(t >= 0)
-    order = np.argsort(t[rows], kind="stable")  # each node's rows in row order
+    # each node's rows in row order (a stable sort of small integers: a radix sort)
+    order = np.argsort(t[rows].astype(np.int16 if targets.shape[0] < 2**15 else np.int64),
+                       kind="stable")
     rows = rows[order]
     sizes = np.bincount(t[rows], minlength=targets.shape[0])
     ends = np.cumsum(sizes)

@@ -57,13 +57,13 @@ def _blocks(X, y, sample_weight):
     if not _is_collection(X):
         raise TypeError(f"X must be a dask.array or dask.dataframe, got {type(X).__name__}; "
                         "use fastdt.fit for data in memory")
-    others = [a for a in (y, sample_weight) if a is not None and not np.isscalar(a)]
     if y is None:
         raise ValueError("y is None; a fit needs a target")
     for name, a in (("y", y), ("sample_weight", sample_weight)):
-        if a is not None and not np.isscalar(a) and not _is_collection(a):
+        if a is not None and not _is_collection(a):
             raise TypeError(f"{name} must be a dask collection partitioned as X, got "
                             f"{type(a).__name__}")
+    others = [a for a in (y, sample_weight) if a is not None]
     if _is_frame(X):
         for a in others:
             if isinstance(a, da.Array):
@@ -74,21 +74,16 @@ def _blocks(X, y, sample_weight):
                                  "of the same dask DataFrame, or a Series partitioned alike)")
             if X.known_divisions and a.known_divisions and a.divisions != X.divisions:
                 raise ValueError("y and sample_weight must have X's divisions")
-        xs = list(X.to_delayed())
-        dtypes = list(X.dtypes)
-    else:
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
-        if len(X.chunks[1]) > 1:
-            X = X.rechunk({1: -1})
-        xs = list(X.to_delayed()[:, 0])
-        dtypes = None
+        return _frame_blocks(X, y, sample_weight) + (list(X.dtypes),)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    xs = list(X.to_delayed()[:, 0])
     parts = []
     for a in (y, sample_weight):
         if a is None:
             parts.append([None] * len(xs))
-        elif np.isscalar(a):
-            raise TypeError("sample_weight must be a dask collection partitioned as X")
         elif isinstance(a, da.Array):
             if a.ndim != 1 or a.shape[0] != X.shape[0]:
                 raise ValueError(f"y and sample_weight must be 1-D with X's {X.shape[0]} "
@@ -99,7 +94,33 @@ def _blocks(X, y, sample_weight):
             parts.append(list(a.to_delayed()))
     if any(len(p) != len(xs) for p in parts):
         raise ValueError("y and sample_weight must have X's partitions")
-    return xs, parts[0], parts[1], dtypes
+    return xs, parts[0], parts[1], None
+
+
+_Y, _W = "__fastdt_y__", "__fastdt_w__"
+
+
+def _frame_blocks(X, y, sample_weight):
+    """The partitions of a DataFrame ``X`` and of Series ``y`` and ``sample_weight`` as
+    delayed objects, from one frame of all of them: Dask plans each collection's
+    partitions on its own (a Parquet reader may join the files of a narrow column), so
+    ``X`` and ``y`` read apart need not split the rows alike; one frame does."""
+    from dask import delayed
+
+    if _Y in X.columns or _W in X.columns:
+        raise ValueError(f"X has a column named {_Y!r} or {_W!r}, which fastdt.dask uses")
+    extra = {_Y: y} if sample_weight is None else {_Y: y, _W: sample_weight}
+    blocks = X.assign(**extra).to_delayed()
+    names = list(X.columns)
+    xs = [delayed(_columns)(b, names) for b in blocks]
+    ys = [delayed(_columns)(b, _Y) for b in blocks]
+    ws = [None] * len(blocks) if sample_weight is None else \
+        [delayed(_columns)(b, _W) for b in blocks]
+    return xs, ys, ws
+
+
+def _columns(block, names):
+    return block[names]
 
 
 # ------------------------------------------------------------------ fit
