@@ -15,9 +15,9 @@ import pytest
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 
-def test_the_three_notebooks_are_there():
+def test_the_four_notebooks_are_there():
     assert [p.name for p in NOTEBOOKS] == [
-        "01_quickstart.ipynb", "02_impurity.ipynb", "03_pruning.ipynb"]
+        "01_quickstart.ipynb", "02_impurity.ipynb", "03_pruning.ipynb", "04_dask.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
