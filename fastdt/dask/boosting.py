@@ -72,17 +72,19 @@ def _start(part, offset, is_clf, val_rate, seed):
 
 def _target_sums(state, n_classes):
     """Exact sums (:func:`fastdt.dask._partitions.exact_sums`) of the training rows'
-    ``w`` and ``w y`` (regression) or of their weights per class, and the numbers of
-    training and validation rows."""
+    ``w`` and ``w y`` (regression) or of their weights per class; the numbers of
+    training and validation rows; the smallest target; the exact sums of the
+    validation rows' weights."""
     y, w = state["y"], state["w"]
     if n_classes:
         cols = np.zeros((y.shape[0], n_classes))
         cols[np.arange(y.shape[0]), y.astype(np.int64)] = w
     else:
         cols = np.column_stack([w, w * y])
-    val = state["val"] or {"y": np.zeros(0)}
+    val = state["val"] or {"y": np.zeros(0), "w": np.zeros(0)}
     y_min = min(float(y.min(initial=np.inf)), float(val["y"].min(initial=np.inf)))
-    return _partitions.exact_sums(cols), y.shape[0], val["y"].shape[0], y_min
+    return (_partitions.exact_sums(cols), y.shape[0], val["y"].shape[0], y_min,
+            _partitions.exact_sums(val["w"][:, None]))
 
 
 def _with_scores(state, baseline):
@@ -100,8 +102,10 @@ def _gradients(state, loss, rate, seed, it, n_cols):
     values (``max``: float64 ``[n_cols, 3]``)."""
     from .._hist_build import regression_rows
 
-    bag = _drawn(state["index"], rate, seed, _ROUND_SALT + it)
-    y, raw, w = state["y"][bag], state["raw"][bag], state["w"][bag]
+    y, raw, w, codes = state["y"], state["raw"], state["w"], state["codes"]
+    if rate < 1.0:
+        bag = _drawn(state["index"], rate, seed, _ROUND_SALT + it)
+        y, raw, w, codes = y[bag], raw[bag], w[bag], np.ascontiguousarray(codes[:, bag])
     g, h = loss.gradient_hessian(y, raw, w)
     stats, top = [], np.zeros((n_cols, 3))
     for k in range(n_cols):
@@ -110,7 +114,6 @@ def _gradients(state, loss, rate, seed, it, n_cols):
         regression_rows(SQUARED_ERROR, -g[:, k] / hk, hk, rstat, np.empty(3))
         stats.append(rstat)
         top[k] = np.abs(rstat).max(axis=0, initial=0.0)
-    codes = state["codes"] if bag.all() else np.ascontiguousarray(state["codes"][:, bag])
     return {"codes": codes, "stats": stats, "max": top}
 
 
@@ -147,17 +150,16 @@ def _update(state, tables, values):
 
 
 def _loss_sums(state, loss):
-    """Exact sums of ``w`` and ``w * loss`` of the training rows, and of the validation
-    rows (None without)."""
+    """Exact sums of ``w * loss`` of the training rows, and of the validation rows
+    (None without)."""
     return tuple(None if s is None else _partitions.exact_sums(
-        np.column_stack([s["w"], s["w"] * loss.rows(s["y"], s["raw"])]))
-        for s in (state, state["val"]))
+        (s["w"] * loss.rows(s["y"], s["raw"]))[:, None]) for s in (state, state["val"]))
 
 
-def _mean(parts):
-    """The weighted mean loss of the exact sums ``parts`` (:func:`_loss_sums`'s)."""
-    w, wl = _partitions.exact_total([q for q in parts if q is not None], 2)
-    return float(wl / w)
+def _mean(parts, w):
+    """The weighted mean loss of the exact sums ``parts`` (:func:`_loss_sums`'s) of
+    rows weighing ``w`` in all."""
+    return float(_partitions.exact_total([q for q in parts if q is not None], 1)[0] / w)
 
 
 def fit_boosting(X, y, *, sample_weight=None, loss="auto", max_iter=100, learning_rate=0.1,
@@ -246,6 +248,9 @@ def _fit(d, p, tp, loss_name, task, random_state, log, verbose):
         raise ValueError(f"validation_fraction={val_rate} leaves {n_train} training and "
                          f"{n_val} validation rows of {n}; both need at least one")
     sums = _partitions.exact_total([c[0] for c in counted], max(n_classes, 2))
+    # the weights of the training and validation rows, for the mean losses
+    w_train = float(sums.sum()) if n_classes else float(sums[0])
+    w_val = float(_partitions.exact_total([c[4] for c in counted], 1)[0])
     if hasattr(loss, "check"):  # log links: y >= 0 (gamma: y > 0), a positive sum
         loss.check_sums(min(c[3] for c in counted), float(sums[1]))
     # the loss's starting score of the weighted totals: a row per class weighing its
@@ -292,9 +297,10 @@ def _fit(d, p, tp, loss_name, task, random_state, log, verbose):
             client.cancel(grads)
             states = client.map(_update, states, tables=tables, values=values, pure=False)
         losses = client.gather(client.map(_loss_sums, states, loss=loss, pure=False))
-        train_loss.append(_mean([q[0] for q in losses]))
+        train_loss.append(_mean([q[0] for q in losses], w_train))
         if stop:  # validation_fraction None: the training loss
-            val_loss.append(_mean([q[1] for q in losses]) if val_rate else train_loss[-1])
+            val_loss.append(_mean([q[1] for q in losses], w_val) if val_rate
+                            else train_loss[-1])
         if verbose and it:
             _boosting._progress(it, p["max_iter"], train_loss[-1],
                                 val_loss[-1] if stop else None, time.perf_counter() - t0)
