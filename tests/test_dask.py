@@ -154,6 +154,15 @@ def test_best_first_and_parameters(client):
         assert_same_tree(tree, ref)
 
 
+def kill_a_worker_holding(c, futures):
+    """SIGKILL the process of a worker holding one of ``futures`` (its nanny starts a
+    new, empty one); returns the worker's address."""
+    who = c.who_has(futures)
+    victim = next(iter(w for ws in who.values() for w in ws))
+    os.kill(c.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+    return victim
+
+
 def test_a_worker_killed_mid_fit_loses_nothing(client, monkeypatch):
     from fastdt.dask import _splitter
 
@@ -165,11 +174,7 @@ def test_a_worker_killed_mid_fit_loses_nothing(client, monkeypatch):
     def kill_then_sum(c, parts, *args):
         rounds.append(1)
         if len(rounds) == 3:  # before the third round of histograms: kill a worker
-            who = c.who_has(parts)
-            victim = next(iter(w for ws in who.values() for w in ws))
-            victims.append(victim)
-            pid = c.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)  # its nanny starts a new, empty one
+            victims.append(kill_a_worker_holding(c, parts))
         return real(c, parts, *args)
 
     monkeypatch.setattr(_splitter, "summed", kill_then_sum)
@@ -336,10 +341,7 @@ def test_boosting_survives_a_killed_worker(client, monkeypatch):
             rounds.append(1)
             if len(rounds) == 3:  # round 3's states made: kill a worker holding one
                 distributed.wait(futures)
-                who = self.who_has(futures)
-                victims.append(next(iter(w for ws in who.values() for w in ws)))
-                pid = self.run(os.getpid, workers=[victims[0]])[victims[0]]
-                os.kill(pid, signal.SIGKILL)  # its nanny starts a new, empty one
+                victims.append(kill_a_worker_holding(self, futures))
         return futures
 
     monkeypatch.setattr(distributed.Client, "map", map_and_kill)
