@@ -15,6 +15,7 @@ Usage::
     python benchmarks/compare.py --section forests   # 100-tree forests (~12 min)
     python benchmarks/compare.py --section boosting  # 100 boosting rounds (~4 min)
     python benchmarks/compare.py --section multiway  # C4.5 against Weka's J48 on Adult
+    python benchmarks/compare.py --section scaling   # each phase on 1 and 2 threads (~3 min)
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -53,6 +54,10 @@ fits 100 rounds of 255-leaf gradient boosting on 250,000 x 20 rows
 fresh process, with fastdt's time per round against the rows and an accuracy table on
 the shared tables (``compare_boosting.py``). ``--section multiway`` (also part of
 ``all``) fits C4.5 on Adult against Weka's J48 (``compare_multiway.py``).
+``--section scaling`` (also part of ``all``) times every phase of an exact and a
+histogram fit on 1 and 2 threads (``--scaling-threads``), and the binning of
+``--binning-rows`` x 20 values, with the serial share each implies
+(``compare_scaling.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
 has no heavy imports at module level and no ``time_``/``track_``/``peakmem_`` names.
@@ -81,14 +86,15 @@ def _parse(argv):
                    help="skip the max_depth=None fits")
     p.add_argument("--section",
                    choices=("all", "synthetic", "tables", "pruning", "small", "sparse",
-                            "forests", "boosting", "multiway"),
+                            "forests", "boosting", "multiway", "scaling"),
                    default="all",
                    help="all (default), the make_classification tables only (synthetic), "
                         "the real tables with categorical columns only (tables), the "
                         "choice of ccp_alpha by cross-validation on Adult (pruning), "
                         "the fixed cost of fits on small data (small), a fit on a "
                         "sparse matrix (sparse), forests of 100 trees (forests), "
-                        "gradient boosting (boosting) or C4.5 against J48 (multiway)")
+                        "gradient boosting (boosting), C4.5 against J48 (multiway) or "
+                        "each phase of a fit on 1 and 2 threads (scaling)")
     p.add_argument("--sparse-rows", type=int, default=1_000_000,
                    help="rows of the sparse section's CSR matrix")
     p.add_argument("--sparse-features", type=int, default=10_000,
@@ -106,6 +112,10 @@ def _parse(argv):
                    help="total rows of the boosting section (80%% train)")
     p.add_argument("--boosting-rounds", type=int, default=100,
                    help="rounds of the boosting section's speed table")
+    p.add_argument("--binning-rows", type=int, default=10_000_000,
+                   help="rows of the scaling section's binning (x 20 features; 0: skip)")
+    p.add_argument("--scaling-threads", default="1,2",
+                   help="thread counts of the scaling section (default 1,2)")
     p.add_argument("--out", default=None, help="also write the report to this file")
     args = p.parse_args(argv)
     if args.rows < 10 or args.features < 1 or args.repeat < 1:
@@ -817,7 +827,8 @@ def main(argv=None):
                                    ("sparse", "sparse_fit", "sparse_section"),
                                    ("forests", "compare_forests", "forests_section"),
                                    ("boosting", "compare_boosting", "boosting_section"),
-                                   ("multiway", "compare_multiway", "multiway_section")):
+                                   ("multiway", "compare_multiway", "multiway_section"),
+                                   ("scaling", "compare_scaling", "scaling_section")):
         if args.section in ("all", name):
             if args.section == "all":
                 say("")

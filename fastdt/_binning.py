@@ -20,9 +20,9 @@ distinct values, every bin is one value and hist grows the exact splitter's tree
 
 import numpy as np
 
-from ._config import FEATURE_THRESHOLD
+from ._config import FEATURE_THRESHOLD, ID_DTYPE
+from ._exact_scan import gather_rows
 from ._jit import JIT
-from ._criteria import split_threshold
 from ._parallel import n_threads, run
 
 _BLOCK = 1024  # rows per block: a block of X stays in cache while each feature is binned
@@ -43,6 +43,13 @@ def distinct_groups(sorted_values, mult=None):
     if mult is not None:
         return v[starts], v[bounds[1:] - 1], np.add.reduceat(mult, starts)
     return v[starts], v[bounds[1:] - 1], np.diff(bounds)
+
+
+def thresholds(x0, x1):
+    """:func:`fastdt._criteria.split_threshold` of each pair of neighbouring values
+    ``x0 < x1`` (float64 arrays), in numpy: the same bits."""
+    thr = x0 / 2.0 + x1 / 2.0
+    return np.where(thr >= x1, x0, thr)
 
 
 def feature_bins(sorted_values, max_bins, mult=None):
@@ -67,18 +74,28 @@ def feature_bins(sorted_values, max_bins, mult=None):
     return lo, hi, False
 
 
-def sorted_columns(X, rows, columns):
-    """``out[j]`` = the values ``X[rows, columns[j]]`` sorted, as float64 (-0.0 read as
-    0.0; NaN last). numpy's sort, on threads over blocks of features (it releases the
-    GIL): as fast as a radix sort in numba here, with nothing to compile."""
-    out = np.ascontiguousarray(X[rows][:, columns].T, dtype=np.float64)
-    out += 0.0  # -0.0 + 0.0 is 0.0: one zero, as the exact splitter sees it
-    run(_sort_rows, columns.shape[0], out.size, out)
-    return out
+def numeric_bins(X, rows, columns, max_bins, bins):
+    """``bins[f]`` (:func:`feature_bins`) of each feature ``f`` of ``columns`` from the
+    values ``X[rows, f]`` (``rows`` None: every row), NaN left out and -0.0 read as 0.0.
 
+    The sampled rows are gathered once, feature by feature, on threads
+    (:func:`fastdt._exact_scan.gather_rows`: one fetch per row of X). Each feature is
+    then sorted in X's dtype (widened to float64 after: the same values in the same
+    order) and cut, on threads over features: numpy's sort and the numpy calls of
+    :func:`feature_bins` release the GIL.
+    """
+    sample = X.T  # every row: each feature is read from X
+    if rows is not None:
+        sample = np.empty((X.shape[1], rows.shape[0]), dtype=X.dtype)
+        run(gather_rows, rows.shape[0], sample.size, X, rows.astype(ID_DTYPE), sample)
 
-def _sort_rows(lo, hi, out):
-    out[lo:hi].sort(axis=1)
+    def cut(lo, hi):
+        for f in columns[lo:hi]:
+            v = np.sort(sample[f])  # NaN last
+            v = v[: v.shape[0] - np.count_nonzero(np.isnan(v))]
+            bins[f] = feature_bins(v.astype(np.float64) + 0.0, max_bins)
+
+    run(cut, columns.shape[0], sample.shape[1] * columns.shape[0])
 
 
 @JIT
@@ -155,16 +172,17 @@ def bin_data(X, max_bins, subsample, seed, n_categories):
     has no entry).
     """
     n, n_features = X.shape
+    rows = None
     if n > subsample:
-        rows = np.sort(np.random.default_rng(seed).choice(n, size=subsample, replace=False))
-    else:
-        rows = np.arange(n)
+        chosen = np.zeros(n, dtype=bool)  # the drawn rows, in order
+        chosen[np.random.default_rng(seed).choice(n, size=subsample, replace=False)] = True
+        rows = np.flatnonzero(chosen)
     numeric = np.flatnonzero(n_categories == 0)
     bins = [None] * n_features
     for f in np.flatnonzero(n_categories):
         levels = np.arange(float(n_categories[f]))
         bins[f] = (levels, levels, False)  # fixed: never binned again
-    _numeric_bins(sorted_columns(X, rows, numeric), numeric, max_bins, bins)
+    numeric_bins(X, rows, numeric, max_bins, bins)
     largest = max(max_bins, int(n_categories.max(initial=0)))
     codes = np.empty((n_features, n), dtype=np.uint8 if largest <= 255 else np.uint16)
     outside = _bin(X, np.arange(n_features), bins, codes)
@@ -173,7 +191,7 @@ def bin_data(X, max_bins, subsample, seed, n_categories):
         # bin it again from all of its rows
         redo = np.array([f for f in numeric if bins[f][2] and outside[f]], dtype=np.int64)
         if redo.shape[0]:
-            _numeric_bins(sorted_columns(X, np.arange(n), redo), redo, max_bins, bins)
+            numeric_bins(X, None, redo, max_bins, bins)
             _bin(X, redo, bins, codes)
     n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int32)
     width = int(n_bins.max(initial=0))
@@ -183,13 +201,6 @@ def bin_data(X, max_bins, subsample, seed, n_categories):
         lo[f, : blo.shape[0]] = blo
         hi[f, : bhi.shape[0]] = bhi
     return codes, n_bins, lo, hi
-
-
-def _numeric_bins(values, columns, max_bins, bins):
-    """``bins[columns[j]]`` from the sorted values ``values[j]`` (NaN last: left out)."""
-    for j, f in enumerate(columns):
-        v = values[j]
-        bins[f] = feature_bins(v[: v.shape[0] - np.count_nonzero(np.isnan(v))], max_bins)
 
 
 def _bin(X, columns, bins, codes):
@@ -205,8 +216,7 @@ def _bin(X, columns, bins, codes):
     hi = np.full((n_features, p2), -np.inf)
     for f, (blo, bhi, _) in enumerate(bins):
         if blo.shape[0] > 1:
-            edges[f, : blo.shape[0] - 1] = [split_threshold(a, b)
-                                            for a, b in zip(bhi[:-1], blo[1:])]
+            edges[f, : blo.shape[0] - 1] = thresholds(bhi[:-1], blo[1:])
         lo[f, : blo.shape[0]] = blo
         hi[f, : bhi.shape[0]] = bhi
     n_bins = np.array([b[0].shape[0] for b in bins], dtype=np.int64)

@@ -27,7 +27,7 @@ from ._grow import Splits, choose, drawn_scan
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import node_weights
-from ._parallel import run
+from ._parallel import n_threads, run
 from ._sampling import node_seeds
 
 
@@ -57,7 +57,6 @@ def presort(X, target, weights, whole_rows=False, other_targets=None):
     do not depend on the order of the rows either. ``other_targets`` (several outputs):
     the other outputs' columns, ordering ties after the first."""
     n, n_features = X.shape
-    sw = np.empty(0) if weights is None else weights
     idx = np.empty((n_features, n), dtype=ID_DTYPE)
     xs = np.empty((n_features, n), dtype=X.dtype)
     ys = np.empty((n_features, n), dtype=np.float64)
@@ -67,12 +66,57 @@ def presort(X, target, weights, whole_rows=False, other_targets=None):
         keys[:0] = [other_targets[:, k] for k in range(other_targets.shape[1])]
     if whole_rows:
         keys.insert(0, _row_hashes(X))
-    base = (np.argsort(target, kind="stable") if len(keys) == 1
-            else np.lexsort(keys)).astype(ID_DTYPE)
-    y = target.astype(np.float64)
-    run(gather_rows, n, n * n_features, X, y, sw, base, idx, xs, ys, ws)
-    run(sort_features, n_features, n * n_features, idx, xs, ys, ws)
+    if len(keys) > 1:
+        base = np.lexsort(keys)
+    elif target.dtype.kind in "iu" and n and 0 <= target.min() and target.max() < 2**15:
+        # class codes: numpy's stable sort of 16-bit ints is a radix sort (3x faster)
+        base = np.argsort(target.astype(np.int16), kind="stable")
+    else:
+        base = np.argsort(target, kind="stable")
+    base = base.astype(ID_DTYPE)
+    # id, target and weight of each row in the tie order: the sort moves positions
+    # and reads these once per value (a float64 holds any id exactly)
+    rec = np.empty((n, 2 if weights is None else 3))
+    rec[:, 0] = base
+    rec[:, 1] = target[base]
+    if weights is not None:
+        rec[:, 2] = weights[base]
+    run(gather_rows, n, n * n_features, X, base, xs)
+    bits = xs.view(np.uint32 if xs.dtype.itemsize == 4 else np.uint64)
+    run(sort_features, n_features, n * n_features, bits, rec, idx, ys, ws)
     return idx, xs, ys, ws
+
+
+#: Tasks of a level's scan per thread (features times groups of nodes): enough that the
+#: threads finish together when the features alone are too few.
+TASKS_PER_THREAD = 4
+#: Fewest rows in a group of nodes: smaller tasks cost more to hand out than they save.
+MIN_GROUP_ROWS = 20_000
+
+
+def node_groups(part, scan, n_features, threads, nested=True):
+    """Cut points ``[G + 1, 2]`` into the rows of ``part`` (ranges to partition) and of
+    ``scan`` (ranges to scan) for :func:`fastdt._exact_scan.scan_features`: ``G``
+    groups of nodes of about equal rows, so that a level has ``n_features * G`` tasks,
+    about :data:`TASKS_PER_THREAD` per thread (one group when the features alone are
+    enough). A group ends where a range of ``part`` ends, so every node it scans lies in
+    a range it partitions; ``nested`` False (children moved elsewhere,
+    ``missing="fractional"``), or ranges out of order: one group."""
+    m, k = part.shape[0], scan.shape[0]
+    whole = np.array([[0, 0], [m, k]], dtype=np.int64)
+    want = -(-TASKS_PER_THREAD * threads // n_features)
+    sizes = part[:, 1] - part[:, 0]
+    total = int(sizes.sum())
+    want = min(want, m, total // MIN_GROUP_ROWS)
+    if want <= 1 or not nested or (np.diff(part[:, 0]) <= 0).any() \
+            or (np.diff(scan[:, 0]) < 0).any():
+        return whole
+    ends = np.cumsum(sizes)
+    cut = np.unique(np.searchsorted(ends, total * np.arange(1, want) / want) + 1)
+    cut = cut[cut < m]
+    p_cut = np.concatenate([[0], cut, [m]])
+    s_cut = np.searchsorted(scan[:, 0], part[p_cut[1:-1], 0])
+    return np.stack([p_cut, np.concatenate([[0], s_cut, [k]])], axis=1).astype(np.int64)
 
 
 def in_bag_layout(layout, weights):
@@ -189,8 +233,13 @@ class ExactSplitter:
         pool, seeds = drawn_scan(self, ids, rng, max_features, t_proxy, t_nl, t_nc)
 
         def scan_call(n_items, work, part, scan, seeds):
+            cuts = np.array([[0, 0], [part.shape[0], scan.shape[0]]], dtype=np.int64)
+            if not seeds.shape[0]:  # tasks: (feature, group of nodes)
+                cuts = node_groups(part, scan, n_features, n_threads(work),
+                                   self.dup is None)
+                n_items *= cuts.shape[0] - 1
             run(scan_features, n_items, work, self.idx, self.xs, self.ys, self.ws, self.side,
-                part, self.part_dst, self.part_frac, self.dup, scan, scan_stats,
+                part, self.part_dst, self.part_frac, self.dup, scan, cuts, scan_stats,
                 nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.is_clf,
                 self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
                 self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,

@@ -53,117 +53,129 @@ _MAX_DIGIT_BITS = 8  # 256 buckets: every pass's write streams stay in cache
 
 
 @JIT
-def _radix_sort_row(xs_f, idx_f, ys_f, ws_f, weighted):
-    """Sort one feature row in place by value, carrying ids, targets and weights along.
+def _radix_sort_row(bits_f, rec, idx_f, ys_f, ws_f, weighted):
+    """Sort one feature row by value, and fill in the ids, targets and weights.
 
-    LSD radix sort on order-preserving 64-bit keys: values are widened to float64
-    (exactly) and mapped to unsigned keys whose order is the values' order (-0.0 and
-    0.0 are one value). Only the bits that vary among the keys are sorted, in as few
-    passes of at most 8 bits as they need (float32 data: the low 29 bits are zero, so
-    about 5 passes). The sort is stable: equal values keep their order in the row.
-    Every pass reads in order and writes to 256 streams per array, so no row is ever
-    fetched at random.
+    ``bits_f`` holds the row's values in the tie order (``rec``'s rows) as their bit
+    patterns (uint32 for float32 data, uint64 for float64); it is sorted in place, and
+    position ``i`` of ``idx_f``, ``ys_f``, ``ws_f`` gets the id, target and weight of the
+    value that lands there, read from ``rec`` (float64 [n, 2 or 3]: id, target, weight
+    of each row in the tie order).
+
+    LSD radix sort on order-preserving keys (NaN sorts last, -0.0 and 0.0 are one value,
+    written back as 0.0). Only the bits that vary among the keys are sorted, in as few
+    passes of at most 8 bits as they need. When they are at most 32 (always for
+    float32 data), a key and its position share one uint64 and a pass moves 8 bytes a
+    value; otherwise the positions move beside the 64-bit keys. The sort moves
+    positions, not the rows' payload: each value's id, target and weight are read from
+    ``rec`` once, at the end, so a pass streams half the bytes or less. The sort is
+    stable: equal values keep their tie order.
     """
-    n = xs_f.shape[0]
-    keys = np.empty(n, dtype=np.float64)
-    for i in range(n):
-        v = np.float64(xs_f[i])
-        if v != v:
-            v = np.nan  # one NaN, positive: missing values sort last
-        keys[i] = v if v != 0.0 else 0.0
-    keys = keys.view(np.uint64)  # reinterpreted in place
-    top = np.uint64(1) << np.uint64(63)
+    n = bits_f.shape[0]
+    width = bits_f.itemsize * 8
+    m_bits = 23 if width == 32 else 52  # mantissa bits
+    top = np.uint64(1) << np.uint64(width - 1)
+    full = top | (top - np.uint64(1))  # the width's ones
+    inf = ((np.uint64(1) << np.uint64(width - 1 - m_bits)) - np.uint64(1)) << np.uint64(m_bits)
+    nan = inf | (np.uint64(1) << np.uint64(m_bits - 1))
+    a = np.empty(n, dtype=np.uint64)
     all_or = np.uint64(0)
-    all_and = ~np.uint64(0)
+    all_and = full
     for i in range(n):
-        u = keys[i]
-        k = ~u if u & top else u | top
-        keys[i] = k
+        u = np.uint64(bits_f[i])
+        if u & ~top > inf:
+            u = nan  # one NaN, positive: missing values sort last
+        if u == top:
+            u = np.uint64(0)  # -0.0 is 0.0
+        k = u ^ full if u & top else u | top
+        a[i] = k
         all_or |= k
         all_and &= k
     varying = all_or ^ all_and
-    if varying == np.uint64(0):
-        return  # constant row: already sorted
+    if varying == np.uint64(0):  # constant row: already in order
+        for i in range(n):
+            idx_f[i] = np.int32(rec[i, 0])
+            ys_f[i] = rec[i, 1]
+            if weighted:
+                ws_f[i] = rec[i, 2]
+        return
     lo = 0
     while (varying >> np.uint64(lo)) & np.uint64(1) == np.uint64(0):
         lo += 1
-    hi = 63
+    hi = width - 1
     while (varying >> np.uint64(hi)) & np.uint64(1) == np.uint64(0):
         hi -= 1
     n_bits = hi - lo + 1
+    packed = n_bits <= 32
     n_pass = (n_bits + _MAX_DIGIT_BITS - 1) // _MAX_DIGIT_BITS
-    width = (n_bits + n_pass - 1) // n_pass
-    n_buckets = 1 << width
+    d_bits = (n_bits + n_pass - 1) // n_pass
+    n_buckets = 1 << d_bits
     mask = np.uint64(n_buckets - 1)
+    base = np.uint64(32 if packed else lo)  # where the varying bits start in a key
+    p_a = np.empty(0 if packed else n, dtype=np.uint32)
     counts = np.zeros((n_pass, n_buckets), dtype=np.int64)
     for i in range(n):
-        k = keys[i] >> np.uint64(lo)
+        k = a[i]
+        if packed:
+            k = ((k >> np.uint64(lo)) << base) | np.uint64(i)
+            a[i] = k
+        else:
+            p_a[i] = i
+        k >>= base
         for d in range(n_pass):
-            counts[d, (k >> np.uint64(d * width)) & mask] += 1
-    k_a, i_a, y_a, w_a = keys, idx_f.copy(), ys_f.copy(), ws_f.copy()
-    k_b = np.empty(n, dtype=np.uint64)
-    i_b = np.empty(n, dtype=idx_f.dtype)
-    y_b = np.empty(n)
-    w_b = np.empty(ws_f.shape[0])
+            counts[d, (k >> np.uint64(d * d_bits)) & mask] += 1
+    b = np.empty(n, dtype=np.uint64)
+    p_b = np.empty(p_a.shape[0], dtype=np.uint32)
     pos = np.empty(n_buckets, dtype=np.int64)
     for d in range(n_pass):
         acc = 0
         for bkt in range(n_buckets):
             pos[bkt] = acc
             acc += counts[d, bkt]
-        shift = np.uint64(lo + d * width)
+        shift = base + np.uint64(d * d_bits)
         for i in range(n):
-            k = k_a[i]
+            k = a[i]
             bkt = (k >> shift) & mask  # unsigned: no wrap-around test when indexing
-            q = pos[bkt]
-            pos[bkt] = q + 1
-            q = np.uint64(q)
-            k_b[q] = k
-            i_b[q] = i_a[i]
-            y_b[q] = y_a[i]
-            if weighted:
-                w_b[q] = w_a[i]
-        k_a, k_b = k_b, k_a
-        i_a, i_b = i_b, i_a
-        y_a, y_b = y_b, y_a
-        w_a, w_b = w_b, w_a
-    bits = np.empty(n, dtype=np.uint64)
+            q = np.uint64(pos[bkt])
+            pos[bkt] += 1
+            b[q] = k
+            if not packed:
+                p_b[q] = p_a[i]
+        a, b = b, a
+        p_a, p_b = p_b, p_a
+    low = np.uint64(0xFFFFFFFF)
+    fixed = all_and & ~(((np.uint64(1) << np.uint64(n_bits)) - np.uint64(1)) << np.uint64(lo))
     for i in range(n):
-        k = k_a[i]
-        bits[i] = k ^ top if k & top else ~k
-    vals = bits.view(np.float64)
-    for i in range(n):
-        xs_f[i] = vals[i]
-        idx_f[i] = i_a[i]
-        ys_f[i] = y_a[i]
+        k = a[i]
+        if packed:
+            p = k & low
+            k = ((k >> base) << np.uint64(lo)) | fixed
+        else:
+            p = np.uint64(p_a[i])
+        bits_f[i] = k ^ top if k & top else k ^ full
+        idx_f[i] = np.int32(rec[p, 0])
+        ys_f[i] = rec[p, 1]
         if weighted:
-            ws_f[i] = w_a[i]
+            ws_f[i] = rec[p, 2]
 
 
 @JIT
-def gather_rows(lo, hi, X, y, w, base, idx, xs, ys, ws):
-    """Positions ``[lo, hi)`` of every feature row, in ``base`` order:
-    ``xs[f, i] = X[base[i], f]``, and the ids, targets and weights alike.
+def gather_rows(lo, hi, X, base, xs):
+    """Positions ``[lo, hi)`` of every feature row of ``xs``, in ``base`` order:
+    ``xs[f, i] = X[base[i], f]``.
 
     One random fetch per row of X (a whole row is one or two cache lines), not one per
-    value. Parameters as :func:`sort_features`; ``X`` float32 or float64 [n, F] (no
-    NaN), ``y`` float64 [n] (class codes or targets), ``w`` float64 [n] (read only when
-    ``ws`` has n columns), ``base`` int32 [n]: the row order for ties (a permutation of
-    the rows sorted by ``(y, w)``, so that the order in which a scan adds up a
-    feature's statistics depends on the rows' values only, never on their order in X:
-    the tree does not change, bit for bit, when the rows are shuffled).
+    value. ``X`` float32 or float64 [n, F], ``xs`` the same dtype [F, n], ``base`` int32
+    [n]: the row order for ties (a permutation of the rows sorted by ``(y, w)``, so that
+    the order in which a scan adds up a feature's statistics depends on the rows' values
+    only, never on their order in X: the tree does not change, bit for bit, when the
+    rows are shuffled).
     """
-    n, n_features = X.shape
-    weighted = ws.shape[1] == n
+    n_features = X.shape[1]
     for i in range(lo, hi):
         r = base[i]
-        yr = y[r]
         for f in range(n_features):
             xs[f, i] = X[r, f]
-            idx[f, i] = r
-            ys[f, i] = yr
-            if weighted:
-                ws[f, i] = w[r]
 
 
 @JIT
@@ -184,19 +196,23 @@ def gather_in_bag(lo, hi, idx, xs, ys, w, o_idx, o_xs, o_ys, o_ws):
 
 
 @JIT
-def sort_features(lo, hi, idx, xs, ys, ws):
-    """Sort the rows of features ``[lo, hi)`` of the layout by value (stable, carrying
-    ids, targets and weights along).
+def sort_features(lo, hi, bits, rec, idx, ys, ws):
+    """Sort the rows of features ``[lo, hi)`` by value, and fill in the layout.
 
     Parameters
     ----------
-    idx, xs, ys, ws : int32 [F, n], X.dtype [F, n], float64 [F, n], float64 [F, n or 0]
-        The presorted layout of the module docstring (ws has no columns when every
-        weight is 1), filled by :func:`gather_rows`.
+    bits : uint32 or uint64 [F, n]
+        The layout's ``xs`` (float32 or float64) viewed as bit patterns, filled in the
+        tie order by :func:`gather_rows`; sorted in place.
+    rec : float64 [n, 2 or 3]
+        Id, target and (when weighted) weight of each row, in the tie order.
+    idx, ys, ws : int32 [F, n], float64 [F, n], float64 [F, n or 0]
+        Output: the rest of the presorted layout of the module docstring (ws has no
+        columns when every weight is 1).
     """
     weighted = ws.shape[1] == idx.shape[1]
     for f in range(lo, hi):
-        _radix_sort_row(xs[f], idx[f], ys[f], ws[f], weighted)
+        _radix_sort_row(bits[f], rec, idx[f], ys[f], ws[f], weighted)
 
 
 @JIT
@@ -600,14 +616,15 @@ def _scan_categorical(
 
 @JIT
 def scan_features(
-    lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, scan_stats, scan_w,
-    scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
+    lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, cuts, scan_stats,
+    scan_w, scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
     mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features, pool, out_proxy, out_nl,
     out_thr, out_nonconst, out_mgl, out_cat, out_mae,
 ):
-    """Partition the nodes split last level, then scan the open nodes, for the features
-    ``[lo, hi)``; or, when ``seeds`` has a seed per node, scan the nodes ``[lo, hi)``,
-    each on the features its sampler visits (the layout already partitioned).
+    """Partition the nodes split last level, then scan the open nodes, for the tasks
+    ``[lo, hi)`` (a feature and a group of nodes each, ``cuts``); or, when ``seeds`` has
+    a seed per node, scan the nodes ``[lo, hi)``, each on the features its sampler
+    visits (the layout already partitioned).
 
     Parameters
     ----------
@@ -626,6 +643,12 @@ def scan_features(
         duplicating partition before typing (a compiled variant of its own).
     scan : int64 [k, 2]
         ``[start, end)`` of each node to scan.
+    cuts : int64 [G + 1, 2]
+        Groups of nodes (no seeds): group ``g`` partitions the rows ``cuts[g, 0]`` to
+        ``cuts[g + 1, 0]`` of ``part`` and scans the rows ``cuts[g, 1]`` to
+        ``cuts[g + 1, 1]`` of ``scan``, which lie in those ranges; task ``o`` is feature
+        ``o // G`` on group ``o % G``. Tasks write disjoint parts of the layout and of the
+        outputs, so the result does not depend on how they are shared out.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
         Statistics, weight and impurity of each node to scan.
     is_clf, crit, min_samples_leaf, min_weight_leaf
@@ -656,8 +679,8 @@ def scan_features(
         scans the features in its order, ``max_features`` of them and more while every
         one scanned was constant (:func:`fastdt._sampling.choose_features`' rule, so it
         then chooses among exactly the features scanned): the cost of a node falls with
-        ``max_features``. No seeds: ``[lo, hi)`` are features, and every open node is
-        scanned on each.
+        ``max_features``. No seeds: ``[lo, hi)`` are tasks (``cuts``), and every open
+        node is scanned on every feature.
     pool : int64 [P]
         With seeds: the features the tree may use, which the orders draw from
         (:func:`fastdt._sampling.choose_features`).
@@ -703,18 +726,21 @@ def scan_features(
     g_code = np.empty(n_groups, dtype=np.int64)
     keys = np.empty(n_groups)
     mask = np.empty(n_groups, dtype=np.uint8)
+    n_cuts = cuts.shape[0] - 1
     for o in range(lo, hi):
         f = o
         if by_node:  # node o, on the features its sampler visits
             k_lo, k_hi, n_visit = o, o + 1, pool.shape[0]
-        else:  # feature o: partition its row, then scan every node on it
-            k_lo, k_hi, n_visit = 0, scan.shape[0], 1
-            if part.shape[0] > 0:
+        else:  # feature f: partition a group's ranges of its row, then scan its nodes
+            f, g = o // n_cuts, o % n_cuts
+            m_lo, m_hi = cuts[g, 0], cuts[g + 1, 0]
+            k_lo, k_hi, n_visit = cuts[g, 1], cuts[g + 1, 1], 1
+            if m_hi > m_lo:
                 s_idx = np.empty(scratch, dtype=idx.dtype)
                 s_x = np.empty(scratch, dtype=xs.dtype)
                 s_y = np.empty(scratch)
                 s_w = np.empty(scratch if weighted else 0)
-                for m in range(part.shape[0]):
+                for m in range(m_lo, m_hi):
                     if dup is not None and part_dst[m] >= 0:
                         _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side,
                                                part[m, 0], part[m, 1], part_dst[m],

@@ -113,7 +113,11 @@ class HistSplitter:
         self.max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
         shape = (n_features, self.n_bins_max, width)
         if pool is None or pool.shape[1:] != shape:  # else: an earlier tree's, reused
-            pool = np.empty((min(16, self.max_slots),) + shape)
+            # as many slots as the tree can hold (nodes kept have n_bins_max rows or
+            # more): pages are only mapped when first written, while a pool grown later
+            # costs a serial copy of the live histograms
+            slots = min(self.max_slots, max(16, 2 * n // self.n_bins_max))
+            pool = np.empty((slots,) + shape)
         self.pool = pool
         self.free = list(range(self.pool.shape[0] - 1, -1, -1))  # a stack: slot 0 first
         self.slot = np.full(64, -1, dtype=np.int64)  # by node id: its histogram, or -1

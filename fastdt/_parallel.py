@@ -75,14 +75,19 @@ def blocks(n, k):
 
 
 def _tasks(n, k):
-    """Blocks for ``k`` threads: a few per thread (at most ``n``), taken in order by
-    whichever thread is free, so that a thread slowed down (a busy core, a costly
-    feature) takes fewer of them."""
-    return blocks(n, min(n, _BLOCKS_PER_THREAD * k))
-
-
-#: Blocks of work per thread: threads take them as they finish (load balance).
-_BLOCKS_PER_THREAD = 4
+    """Blocks of ``[0, n)`` for ``k`` threads, taken in order by whichever thread is free,
+    largest first ("guided" scheduling): each block is ``1 / (2k)`` of what remains, and
+    none smaller than ``1 / (16k)`` of the whole (nor than 1). A thread slowed down (a busy
+    core, a costly feature) takes fewer blocks, and the threads finish within a small
+    block of each other, with a few dozen blocks at most."""
+    out = []
+    lo = 0
+    smallest = max(1, n // (16 * k))
+    while lo < n:
+        hi = min(n, lo + max(smallest, (n - lo) // (2 * k)))
+        out.append((lo, hi))
+        lo = hi
+    return out
 
 
 def _share(call, tasks, k):

@@ -17,7 +17,7 @@ the value, the target and (when weighted) the weight, plus four arrays of ``n`` 
 
 import numpy as np
 
-from ._binning import feature_bins
+from ._binning import feature_bins, thresholds
 from ._config import DEFAULT_SUBSAMPLE, ID_DTYPE
 from ._grow import Splits, choose
 from ._parallel import run
@@ -26,12 +26,6 @@ from ._sparse_scan import (
     children_stats, partition_rows, relabel, route_sparse, scan_sparse, sort_columns,
     zero_sides,
 )
-
-
-def _thresholds(a, b):
-    """``split_threshold(a, b)`` elementwise (numpy: the same float64 operations)."""
-    thr = a / 2.0 + b / 2.0
-    return np.where(thr >= b, a, thr)
 
 
 def _column_bins(v, n_rows, max_bins):
@@ -52,7 +46,7 @@ def _column_bins(v, n_rows, max_bins):
 def _codes(v, lo, hi):
     """Bin codes of the values ``v`` (NaN stays NaN) and whether one fell outside its
     bin's sample range."""
-    edges = _thresholds(hi[:-1], lo[1:])
+    edges = thresholds(hi[:-1], lo[1:])
     codes = np.searchsorted(edges, v, side="left").astype(np.float64)
     present = ~np.isnan(v)
     k = codes[present].astype(np.int64)
@@ -95,7 +89,7 @@ def sparse_bins(indptr, rows, vals, n, max_bins, subsample=DEFAULT_SUBSAMPLE, se
         if in_sample is not None and exact and outside:
             lo, hi, _ = _column_bins(v, n, max_bins)
             codes, _ = _codes(np.concatenate([v.astype(np.float64), z]), lo, hi)
-        zcode[f] = int(np.searchsorted(_thresholds(hi[:-1], lo[1:]), 0.0, side="left"))
+        zcode[f] = int(np.searchsorted(thresholds(hi[:-1], lo[1:]), 0.0, side="left"))
         out[a:b] = codes[: b - a] - zcode[f]
         bins.append((lo, hi))
     n_bins = np.array([lo.shape[0] for lo, _ in bins], dtype=np.int32)

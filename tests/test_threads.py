@@ -1,0 +1,177 @@
+"""The work that runs on threads: how it is cut into tasks, and that no cut changes a
+result (fastdt._parallel, the exact splitter's node groups, presort and binning).
+
+The fits here are small: ``threaded`` lowers the work below which kernels run on the
+calling thread to nothing and asks for many tasks, so that every cut is exercised on
+the machine's threads (two on CI), and the results are compared with one thread.
+"""
+
+import numba
+import numpy as np
+import pytest
+
+import fastdt
+from fastdt import _exact, _parallel
+
+
+@pytest.fixture
+def threaded(monkeypatch):
+    """Every kernel call on every thread numba has, in many small tasks."""
+    monkeypatch.setattr(_parallel, "SERIAL_WORK", 0)
+    monkeypatch.setattr(_exact, "TASKS_PER_THREAD", 64)
+    monkeypatch.setattr(_exact, "MIN_GROUP_ROWS", 1)
+
+
+def _on_threads(make, counts=(1, 2, 3)):
+    saved = numba.get_num_threads()
+    out = []
+    try:
+        for t in counts:
+            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
+            out.append(make())
+    finally:
+        numba.set_num_threads(saved)
+    return out
+
+
+@pytest.mark.parametrize("n,k", [(1, 1), (1, 4), (7, 2), (20, 2), (20, 16), (100, 3),
+                                 (1_000_000, 2), (1_000_000, 16)])
+def test_tasks_cover_the_range_largest_first(n, k):
+    tasks = _parallel._tasks(n, k)
+    assert tasks[0][0] == 0 and tasks[-1][1] == n
+    assert all(a < b for a, b in tasks)
+    assert all(tasks[i][1] == tasks[i + 1][0] for i in range(len(tasks) - 1))
+    sizes = [b - a for a, b in tasks]
+    assert sizes[:-1] == sorted(sizes[:-1], reverse=True)  # guided: the last may be cut
+    assert sizes[0] <= max(1, -(-n // (2 * k)))  # no thread gets more than its share
+    assert len(tasks) <= 16 * k + 1
+
+
+def _random_level(rng, n, m):
+    """A level of the exact splitter: ``m`` split nodes' ranges tiling part of [0, n)
+    (with leaves between them), and the open children inside them."""
+    cuts = np.sort(rng.choice(np.arange(1, n), size=2 * m, replace=False))
+    part = np.stack([cuts[0::2], cuts[1::2], np.arange(m)], axis=1).astype(np.int64)
+    scan = []
+    for a, b, _ in part:
+        mid = rng.integers(a, b + 1)
+        scan += [r for r in ((a, mid), (mid, b)) if r[1] > r[0] and rng.random() < 0.8]
+    return part, np.array(scan, dtype=np.int64).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_node_groups_scan_only_what_they_partition(seed, monkeypatch):
+    monkeypatch.setattr(_exact, "MIN_GROUP_ROWS", 1)
+    rng = np.random.default_rng(seed)
+    part, scan = _random_level(rng, 10_000, int(rng.integers(1, 40)))
+    cuts = _exact.node_groups(part, scan, n_features=3, threads=int(rng.integers(1, 17)))
+    assert cuts[0].tolist() == [0, 0] and cuts[-1].tolist() == [part.shape[0], scan.shape[0]]
+    assert (np.diff(cuts, axis=0) >= 0).all() and (np.diff(cuts[:, 0]) > 0).all()
+    for g in range(cuts.shape[0] - 1):
+        ranges = part[cuts[g, 0]:cuts[g + 1, 0]]
+        for a, b in scan[cuts[g, 1]:cuts[g + 1, 1]]:
+            assert ((ranges[:, 0] <= a) & (b <= ranges[:, 1])).any()
+
+
+def test_node_groups_fall_back_to_one():
+    rng = np.random.default_rng(0)
+    part, scan = _random_level(rng, 1_000_000, 30)
+    whole = [[0, 0], [part.shape[0], scan.shape[0]]]
+    assert _exact.node_groups(part, scan, 20, threads=16).shape[0] > 2
+    assert _exact.node_groups(part, scan, 20, threads=2).tolist() == whole  # 20 tasks do
+    assert _exact.node_groups(part, scan, 20, 16, nested=False).tolist() == whole
+    assert _exact.node_groups(part[::-1], scan, 20, 16).tolist() == whole
+    assert _exact.node_groups(part[:0], scan[:1], 20, 16).tolist() == [[0, 0], [0, 1]]
+
+
+def _data(n=6000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6)).astype(np.float32)
+    X[:, 5] = rng.integers(0, 5, n)
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n)) > 0).astype(int)
+    return X, y, rng
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"criterion": "entropy", "max_leaf_nodes": 40},
+    {"weighted": True},
+    {"regression": True},
+    {"regression": True, "criterion": "absolute_error", "max_depth": 5},
+    {"outputs": 2},
+    {"categorical_features": [5]},
+    {"missing": "learn"},
+    {"missing": "surrogate"},
+    {"missing": "fractional"},
+    {"monotonic_cst": [1, 0, 0, 0, 0, 0]},
+    {"splitter": "random", "random_state": 3},
+    {"max_features": 2, "random_state": 1},
+    {"splitter": "hist"},
+    {"splitter": "hist", "missing": "learn", "weighted": True},
+])
+def test_every_cut_grows_the_same_tree(threaded, params):
+    X, y, rng = _data()
+    params = dict(params)
+    kw = {"max_depth": params.pop("max_depth", 8)}
+    if params.pop("weighted", False):
+        kw["sample_weight"] = rng.uniform(0.5, 2.0, y.shape[0])
+    if params.pop("regression", False):
+        y = X[:, 0] * 2 + rng.normal(size=y.shape[0])
+    k = params.pop("outputs", 1)
+    if k > 1:
+        y = np.stack([y, (X[:, 3] > 0).astype(int)], axis=1)
+    if params.get("missing"):
+        X = X.copy()
+        X[rng.random(X.shape) < 0.1] = np.nan
+    trees = _on_threads(lambda: fastdt.fit(X, y, **kw, **params))
+    assert trees[0].node_count > 20
+    for t in trees[1:]:
+        assert t == trees[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_presort_is_a_stable_sort_of_every_feature(threaded, dtype, weighted):
+    """The layout against numpy's stable sorts: ids sorted by value with ties in the
+    order of (target, weight), NaN last, -0.0 read as 0.0, values of every width (the
+    radix sort packs a key and its position in one word when the varying bits fit)."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    X = rng.normal(size=(n, 7)).astype(dtype)
+    X[:, 1] = np.round(X[:, 1] * 3)  # ties
+    X[:, 2] = 5.0  # constant
+    X[rng.random(n) < 0.2, 3] = np.nan
+    X[::4, 4], X[1::4, 4] = -0.0, 0.0
+    X[:, 5] = rng.integers(0, 2**20, n)
+    X[:, 6] *= 1e30
+    y = rng.integers(0, 3, n)
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    idx, xs, ys, ws = _on_threads(lambda: _exact.presort(X, y, w), (2,))[0]
+    base = np.lexsort([y] if w is None else [w, y])  # ties: by target, then weight
+    for f in range(X.shape[1]):
+        col = X[base, f].astype(np.float64) + 0.0
+        col[np.isnan(col)] = np.inf  # NaN sorts last (no value here is inf)
+        order = base[np.argsort(col, kind="stable")]
+        np.testing.assert_array_equal(idx[f], order)
+        np.testing.assert_array_equal(xs[f], X[order, f] + dtype(0.0))
+        assert not np.signbit(xs[f][xs[f] == 0]).any()
+        np.testing.assert_array_equal(ys[f], y[order])
+        if w is not None:
+            np.testing.assert_array_equal(ws[f], w[order])
+    assert ws.shape == ((7, n) if weighted else (7, 0))
+
+
+def test_binning_is_the_same_on_every_thread_count(threaded):
+    from fastdt._binning import bin_data
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(5000, 5))
+    X[:, 1] = np.round(X[:, 1])
+    X[::7, 2] = np.nan
+    cats = np.array([0, 0, 0, 0, 3], dtype=np.int32)
+    X[:, 4] = rng.integers(0, 3, 5000)
+    for sub in (10**6, 1000):
+        runs = _on_threads(lambda: bin_data(X, 31, sub, 0, cats))
+        for r in runs[1:]:
+            for a, b in zip(r, runs[0]):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
