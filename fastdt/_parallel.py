@@ -1,8 +1,8 @@
 """How fastdt's kernels run on several threads: ranges of work handed to a thread pool.
 
 The kernels are serial ``@njit(nogil=True)`` functions over a range ``[lo, hi)`` of
-something independent (features of a level's scan, nodes of a level, rows of a
-prediction). :func:`run` cuts the range into a few blocks per thread, and the threads
+something independent (tasks of a level's scan, nodes of a level, rows of a
+prediction). :func:`run` cuts the range into blocks, largest first, and the threads
 (the calling one and those of a pool) take the next block whenever they are free; the
 kernels release the GIL, so the blocks run in parallel, and a thread slowed down by a
 busy core or a costly block simply takes fewer blocks.
@@ -79,7 +79,7 @@ def _tasks(n, k):
     largest first ("guided" scheduling): each block is ``1 / (2k)`` of what remains, and
     none smaller than ``1 / (16k)`` of the whole (nor than 1). A thread slowed down (a busy
     core, a costly feature) takes fewer blocks, and the threads finish within a small
-    block of each other, with a few dozen blocks at most."""
+    block of each other; about ``6k`` blocks in all."""
     out = []
     lo = 0
     smallest = max(1, n // (16 * k))
