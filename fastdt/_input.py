@@ -526,7 +526,10 @@ def check_y_regression(y, n, criterion_code=None):
     return y
 
 
-def check_sample_weight(sample_weight, n):
+def check_sample_weight(sample_weight, n, positive_total=True):
+    """``sample_weight`` as float64 [n] (None: all 1; a number: all that number), numeric,
+    finite and non-negative; with ``positive_total``, of a positive sum (False: a part of
+    the rows, a Dask partition, which may weigh nothing)."""
     if sample_weight is None:
         return np.ones(n, dtype=WEIGHT_DTYPE)
     if _is_real(sample_weight):
@@ -550,7 +553,7 @@ def check_sample_weight(sample_weight, n):
         raise ValueError("sample_weight contains NaN or infinity")
     if np.any(sw < 0):
         raise ValueError("sample_weight must be non-negative (negative values found)")
-    if not sw.sum() > 0:
+    if positive_total and not sw.sum() > 0:
         raise ValueError("sample_weight sums to zero; at least one sample needs a positive weight")
     return sw
 

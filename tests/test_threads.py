@@ -6,7 +6,6 @@ calling thread to nothing and asks for many tasks, so that every cut is exercise
 the machine's threads (two on CI), and the results are compared with one thread.
 """
 
-import numba
 import numpy as np
 import pytest
 
@@ -20,18 +19,6 @@ def threaded(monkeypatch):
     monkeypatch.setattr(_parallel, "SERIAL_WORK", 0)
     monkeypatch.setattr(_exact, "TASKS_PER_THREAD", 64)
     monkeypatch.setattr(_exact, "MIN_GROUP_ROWS", 1)
-
-
-def _on_threads(make, counts=(1, 2, 3)):
-    saved = numba.get_num_threads()
-    out = []
-    try:
-        for t in counts:
-            numba.set_num_threads(min(t, numba.config.NUMBA_NUM_THREADS))
-            out.append(make())
-    finally:
-        numba.set_num_threads(saved)
-    return out
 
 
 @pytest.mark.parametrize("n,k", [(1, 1), (1, 4), (7, 2), (20, 2), (20, 16), (100, 3),
@@ -109,7 +96,7 @@ def _data(n=6000, seed=0):
     {"splitter": "hist"},
     {"splitter": "hist", "missing": "learn", "weighted": True},
 ])
-def test_every_cut_grows_the_same_tree(threaded, params):
+def test_every_cut_grows_the_same_tree(threaded, on_each_thread_count, params):
     X, y, rng = _data()
     params = dict(params)
     kw = {"max_depth": params.pop("max_depth", 8)}
@@ -123,10 +110,9 @@ def test_every_cut_grows_the_same_tree(threaded, params):
     if params.get("missing"):
         X = X.copy()
         X[rng.random(X.shape) < 0.1] = np.nan
-    trees = _on_threads(lambda: fastdt.fit(X, y, **kw, **params))
-    assert trees[0].node_count > 20
-    for t in trees[1:]:
-        assert t == trees[0]
+    one, many = on_each_thread_count(lambda: fastdt.fit(X, y, **kw, **params))
+    assert one.node_count > 20
+    assert many == one
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -146,7 +132,7 @@ def test_presort_is_a_stable_sort_of_every_feature(threaded, dtype, weighted):
     X[:, 6] *= 1e30
     y = rng.integers(0, 3, n)
     w = rng.uniform(0.5, 2.0, n) if weighted else None
-    idx, xs, ys, ws = _on_threads(lambda: _exact.presort(X, y, w), (2,))[0]
+    idx, xs, ys, ws = _exact.presort(X, y, w)  # on every thread
     base = np.lexsort([y] if w is None else [w, y])  # ties: by target, then weight
     for f in range(X.shape[1]):
         col = X[base, f].astype(np.float64) + 0.0
@@ -161,7 +147,7 @@ def test_presort_is_a_stable_sort_of_every_feature(threaded, dtype, weighted):
     assert ws.shape == ((7, n) if weighted else (7, 0))
 
 
-def test_binning_is_the_same_on_every_thread_count(threaded):
+def test_binning_is_the_same_on_every_thread_count(threaded, on_each_thread_count):
     from fastdt._binning import bin_data
 
     rng = np.random.default_rng(2)
@@ -171,7 +157,6 @@ def test_binning_is_the_same_on_every_thread_count(threaded):
     cats = np.array([0, 0, 0, 0, 3], dtype=np.int32)
     X[:, 4] = rng.integers(0, 3, 5000)
     for sub in (10**6, 1000):
-        runs = _on_threads(lambda: bin_data(X, 31, sub, 0, cats))
-        for r in runs[1:]:
-            for a, b in zip(r, runs[0]):
-                assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        one, many = on_each_thread_count(lambda: bin_data(X, 31, sub, 0, cats))
+        for a, b in zip(many, one):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()

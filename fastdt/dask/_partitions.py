@@ -26,7 +26,9 @@ nothing is rounded, and the tree is ``fastdt.fit``'s on the concatenated data.
 import numpy as np
 
 from .._columns import _convert
-from .._input import check_X_fit, check_y_classification, check_y_regression, class_codes
+from .._input import (
+    check_X_fit, check_sample_weight, check_y_classification, check_y_regression, class_codes,
+)
 
 # ------------------------------------------------------------------- pass 1: summary
 
@@ -45,17 +47,8 @@ def _weights(wb, n):
     checks them (a partition may weigh nothing: the fit checks the total)."""
     if wb is None:
         return None
-    w = np.asarray(wb.to_numpy() if hasattr(wb, "to_numpy") else wb)
-    if w.dtype.kind not in "biuf":
-        raise ValueError(f"sample_weight must be numeric, got dtype {w.dtype}")
-    w = w.astype(np.float64).ravel()
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has {w.shape[0]} entries for {n} samples")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("sample_weight contains NaN or infinity")
-    if np.any(w < 0):
-        raise ValueError("sample_weight must be non-negative (negative values found)")
-    return w
+    w = np.asarray(wb.to_numpy() if hasattr(wb, "to_numpy") else wb).ravel()
+    return check_sample_weight(w, n, positive_total=False)
 
 
 def summary(xb, yb, wb, spec):
