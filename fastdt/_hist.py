@@ -48,9 +48,12 @@ import numpy as np
 from ._config import HIST_POOL_BYTES
 from ._criteria import NO_REG
 from ._grow import Splits, choose, drawn_scan
-from ._hist_build import build_features, mark_sides, partition_rows, regression_rows
+from ._hist_build import (build_features, mark_sides, partition_rows, regression_rows,
+                          scatter_rows)
 from ._hist_scan import scan_nodes
-from ._parallel import run
+from ._parallel import n_threads, run
+
+_NO_SIDE = np.empty(0, dtype=np.uint8)
 
 
 class HistSplitter:
@@ -93,8 +96,10 @@ class HistSplitter:
         n_features, n = codes.shape[0], target.shape[0]
         self.n, self.n_features = n, n_features
         self.codes = codes
-        # partitioned in place: always a copy
-        self.rows = np.arange(n, dtype=np.int64) if rows is None else rows.astype(np.int64)
+        # partitioned in place: always a copy; int32 halves the traffic of the row moves
+        # and the histogram builds (int64 only for Datasets of 2**31 rows or more)
+        dtype = row_dtype(codes.shape[1])
+        self.rows = np.arange(n, dtype=dtype) if rows is None else rows.astype(dtype)
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.weighted = weights is not None
@@ -106,6 +111,7 @@ class HistSplitter:
         self.mono = mono
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
+        self.scratch = None  # (rows, ycode, rstat) for large nodes' partitions, made on use
         width = n_stats + (1 if self.weighted else 0)
         # a histogram has one bin more than the most value bins: the missing bin
         self.n_bins_max = bin_lo.shape[1] + 1
@@ -219,16 +225,46 @@ class HistSplitter:
         if not part.shape[0]:
             return
         node = part[:, 2]
-        feat = nodes.feature[node]
         rows = int((part[:, 1] - part[:, 0]).sum())
-        run(mark_sides, part.shape[0], rows, self.codes, self.rows, part, feat,
-            nodes.c_bin[node], nodes.missing_go_left[node], nodes.cat[node], self.n_bins,
-            self.n_categories, self.side)
-        run(partition_rows, part.shape[0], rows * (1 + self.rstat.shape[1]), self.rows,
-            self.ycode, self.rstat, self.side, part)
+        pieces, cut = _pieces(part, rows, n_threads(rows))
+        n_right = np.empty(pieces.shape[0], dtype=np.int64)
+        run(mark_sides, pieces.shape[0], rows, self.codes, self.rows, pieces,
+            nodes.feature[node], nodes.c_bin[node], nodes.missing_go_left[node],
+            nodes.cat[node], self.n_bins, self.n_categories, self.side, n_right)
+        whole = part[~cut]
+        run(partition_rows, whole.shape[0], rows * (1 + self.rstat.shape[1]), self.rows,
+            self.ycode, self.rstat, self.side, whole)
+        if cut.any():
+            self._scatter(pieces, n_right, part, cut)
         jobs, temps = self._plan(part, nodes, is_open)
         self._build(jobs)
         self._free(temps)
+
+    def _scatter(self, pieces, n_right, part, cut):
+        """Partition the nodes ``part[cut]``, cut in ``pieces`` whose rows going right
+        were counted (``n_right``), on threads: each piece's rows go to its places among
+        its node's left rows and among its right rows, in scratch arrays, then back."""
+        keep = cut[pieces[:, 2]]
+        pieces, n_right = pieces[keep], n_right[keep]
+        m = pieces[:, 2]
+        n_left = pieces[:, 1] - pieces[:, 0] - n_right
+        first = np.flatnonzero(np.r_[True, m[1:] != m[:-1]])  # each node's first piece
+        node = np.repeat(np.arange(first.shape[0]), np.diff(np.r_[first, m.shape[0]]))
+        before_l = np.cumsum(n_left) - n_left  # left rows of the earlier pieces
+        before_r = np.cumsum(n_right) - n_right
+        start = part[m, 0]
+        dst = np.stack([start + before_l - before_l[first][node],
+                        start + np.add.reduceat(n_left, first)[node]
+                        + before_r - before_r[first][node]], axis=1)
+        if self.scratch is None:
+            self.scratch = (np.empty_like(self.rows), np.empty_like(self.ycode),
+                            np.empty_like(self.rstat))
+        arrays = (self.rows, self.ycode, self.rstat)
+        work = int((pieces[:, 1] - pieces[:, 0]).sum()) * (2 + self.rstat.shape[1])
+        run(scatter_rows, pieces.shape[0], work, pieces, dst, self.side, *arrays,
+            *self.scratch)
+        run(scatter_rows, pieces.shape[0], work, pieces, pieces[:, :2].copy(), _NO_SIDE,
+            *self.scratch, *arrays)
 
     def _plan(self, part, nodes, is_open):
         """The histograms the children of the split nodes ``part`` need, and where they go.
@@ -269,6 +305,27 @@ class HistSplitter:
                       np.full(alone.shape[0], -1)], axis=1),
         ]).astype(np.int64)
         return jobs, new[~keep_small[got]]
+
+def _pieces(part, rows, k):
+    """The ranges ``part[:, :2]`` of a level's split nodes (``rows`` in all) as pieces for
+    ``k`` threads: int64 ``[p, 3]`` rows ``(start, end, m)``, a piece of ``part[m]``, and
+    per node whether it was cut (on one thread none is; else the nodes of at least
+    ``rows / (2k)`` rows, in pieces of about ``rows / (4k)``)."""
+    size = part[:, 1] - part[:, 0]
+    count = np.ones(part.shape[0], dtype=np.int64)
+    if k > 1:
+        count = np.maximum(1, size // max(1, rows // (4 * k)))
+    m = np.repeat(np.arange(part.shape[0]), count)
+    j = np.arange(m.shape[0]) - np.repeat(np.cumsum(count) - count, count)
+    start = part[m, 0] + size[m] * j // count[m]
+    end = part[m, 0] + size[m] * (j + 1) // count[m]
+    return np.stack([start, end, m], axis=1), count > 1
+
+
+def row_dtype(n):
+    """Type of the row ids of a Dataset of ``n`` rows: int32 when they fit."""
+    return np.int32 if n < 2**31 else np.int64
+
 
 def row_arrays(target, weights, is_clf, crit, n_stats):
     """The per-row arrays of the layout, ``(ycode, rstat)``, from the targets (class

@@ -3,10 +3,12 @@
 The layout and the histogram pool are described in :mod:`fastdt._hist`. Per level,
 after the driver split some nodes, :func:`mark_sides` marks the side of every position of
 the split nodes and :func:`partition_rows` moves the per-position arrays (the row ids
-and the rows' statistics; threads over nodes), and :func:`build_features` builds the
-histograms the next scan needs (the smaller child's from its rows, the larger's as its
-parent's minus it; threads over features), as :class:`fastdt._hist.HistSplitter`
-planned. The bin codes never move: they are read through the row ids.
+and the rows' statistics; threads over nodes; the nodes too large for one thread are cut
+in pieces, whose rows going right :func:`mark_sides` counts, and :func:`scatter_rows`
+moves them), and :func:`build_features` builds the histograms the next scan needs (the
+smaller child's from its rows, the larger's as its parent's minus it; threads over
+features), as :class:`fastdt._hist.HistSplitter` planned. The bin codes never move:
+they are read through the row ids.
 """
 
 import numpy as np
@@ -17,37 +19,47 @@ from ._jit import JIT
 
 
 @JIT
-def mark_sides(lo, hi, codes, rows, part, feat, cbin, mgl, cat, n_bins, n_categories, side):
-    """``side[p] = 1`` if position ``p`` (row ``rows[p]``) of node ``part[m]`` (``m`` in
-    ``[lo, hi)``) goes right, else 0.
+def mark_sides(lo, hi, codes, rows, pieces, feat, cbin, mgl, cat, n_bins, n_categories, side,
+               n_right):
+    """``side[p] = 1`` if position ``p`` (row ``rows[p]``) of piece ``j`` (in ``[lo, hi)``)
+    goes right, else 0; ``n_right[j]``: how many of the piece's positions go right.
 
-    On the split feature ``f = feat[m]``, the missing code ``n_bins[f]`` goes left iff
-    ``mgl[m] == 1``; a categorical code ``c`` goes left iff its bit is set in
-    ``cat[m]`` (uint64 [W]); a numeric code goes right iff it is above ``cbin[m]``.
+    A piece ``pieces[j] = (start, end, m)`` is a range of positions of the ``m``-th split
+    node (a whole node, or part of a large one). On the split feature ``f = feat[m]``,
+    the missing code ``n_bins[f]`` goes left iff ``mgl[m] == 1``; a categorical code
+    ``c`` goes left iff its bit is set in ``cat[m]`` (uint64 [W]); a numeric code goes
+    right iff it is above ``cbin[m]``.
     """
-    for m in range(lo, hi):
+    for j in range(lo, hi):
+        m = pieces[j, 2]
         f = feat[m]
         t = cbin[m]
         codes_f = codes[f]
         mc = np.int64(n_bins[f])
+        right = 0
         if n_categories[f] > 0:
             miss_side = 0 if mgl[m] == 1 else 1
             words = cat[m]
-            for p in range(part[m, 0], part[m, 1]):
+            for p in range(pieces[j, 0], pieces[j, 1]):
                 q = np.uint64(p)  # unsigned indexing, as in _accumulate
                 c = np.uint64(codes_f[np.uint64(rows[q])])
                 if np.int64(c) == mc:
-                    side[q] = miss_side
+                    s = miss_side
                 else:
                     bit = (words[c >> np.uint64(6)] >> (c & np.uint64(63))) & np.uint64(1)
-                    side[q] = 0 if bit else 1
+                    s = 0 if bit else 1
+                side[q] = s
+                right += s
         else:
             # the missing code is above every value bin: right unless it goes left
             ml = mc if mgl[m] == 1 else -1
-            for p in range(part[m, 0], part[m, 1]):
+            for p in range(pieces[j, 0], pieces[j, 1]):
                 q = np.uint64(p)
                 c = np.int64(codes_f[np.uint64(rows[q])])
-                side[q] = (c > t) & (c != ml)  # branch-free
+                s = (c > t) & (c != ml)  # branch-free
+                side[q] = s
+                right += s
+        n_right[j] = right
 
 
 @JIT
@@ -98,6 +110,32 @@ def partition_rows(lo, hi, rows, ycode, rstat, side, part):
 
 
 @JIT
+def scatter_rows(lo, hi, pieces, dst, side, rows, ycode, rstat, to_rows, to_ycode, to_rstat):
+    """Copy the per-position arrays of pieces ``[lo, hi)`` (``pieces[j] = (start, end,
+    -)``) to ``to_*``: a position of side 0 to the next place from ``dst[j, 0]`` on, one
+    of side 1 from ``dst[j, 1]`` on (a stable partition of a large node cut in pieces,
+    each piece's places counted beforehand; ``side`` empty: every position to the next
+    place from ``dst[j, 0]``, a plain copy)."""
+    has_code = ycode.shape[0] > 0
+    by_side = side.shape[0] > 0
+    n_cols = rstat.shape[1]
+    for j in range(lo, hi):
+        at_l = dst[j, 0]
+        at_r = dst[j, 1]
+        for p in range(pieces[j, 0], pieces[j, 1]):
+            q = np.uint64(p)  # unsigned indexing, as in _accumulate
+            s = np.int64(side[q]) if by_side else 0
+            w = np.uint64(at_r if s else at_l)
+            at_l += 1 - s
+            at_r += s
+            to_rows[w] = rows[q]
+            if has_code:
+                to_ycode[w] = ycode[q]
+            for c in range(n_cols):
+                to_rstat[w, c] = rstat[q, c]
+
+
+@JIT
 def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf, weighted):
     """Build the planned histograms of features ``[lo, hi)``.
 
@@ -105,7 +143,7 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
     ----------
     codes : uint8/uint16 [F, N]
         Binned features (read only).
-    rows : int64 [n]
+    rows : int32 (int64 for 2**31 rows or more) [n]
         The row (of ``codes``) at each position.
     jobs : int64 [j, 4]
         ``(start, end, dst, sub)``: histogram of positions ``[start, end)`` into pool

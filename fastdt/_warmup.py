@@ -14,8 +14,9 @@ Groups (:data:`GROUPS`), in order:
                ``max_features``, ``splitter="random"``, ``monotonic_cst``,
                ``criterion="absolute_error"``, several outputs) and the numeric
                prediction kernels
-``hist``       histogram fits (binning, uint8 and uint16 codes; the routing of
-               :mod:`fastdt.dask`'s partitions)
+``hist``       histogram fits (binning, uint8 and uint16 codes; the partition of
+               nodes cut in pieces for threads; the routing of :mod:`fastdt.dask`'s
+               partitions)
 ``forest``     forests (each tree's in-bag rows taken from the prepared layout)
 ``sparse``     fits on ``scipy.sparse`` X (exact, random and histogram splits; skipped
                without scipy)
@@ -88,7 +89,13 @@ def _hist():
         for max_bins in (16, 300):  # uint8 and uint16 codes
             for target in (y, X[:, 1].astype(np.float64)):
                 fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
-    from ._hist_build import route_codes  # fastdt.dask's partitions route rows with it
+    from ._hist_build import route_codes, scatter_rows
+
+    # the partition of nodes cut in pieces for threads: a fit of a few rows never does
+    rows, ycode, rstat = np.arange(4, dtype=np.int32), np.zeros(4, np.int32), np.ones((4, 1))
+    scatter_rows(0, 1, np.array([[0, 4, 0]]), np.array([[0, 2]]), np.array([0, 1, 0, 1], np.uint8),
+                 rows, ycode, rstat, rows.copy(), ycode.copy(), rstat.copy())
+    # fastdt.dask's partitions route rows with route_codes
 
     for dtype in (np.uint8, np.uint16):
         tables = (np.array([0, -1, -1]), np.array([1, -1, -1]), np.array([2, -1, -1]),

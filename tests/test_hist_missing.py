@@ -160,22 +160,30 @@ def test_mark_sides_routes_missing_and_categories():
     from fastdt._hist_build import mark_sides
 
     codes = np.array([[0, 1, 2, 3, 3, 1], [0, 1, 2, 3, 0, 2]], dtype=np.uint8)
-    part = np.array([[0, 6, 0]], dtype=np.int64)
     n_bins = np.array([3, 3], dtype=np.int32)
     n_cats = np.array([0, 3], np.int32)
     side = np.zeros(6, dtype=np.uint8)
-    # positions read the codes through the row ids: in order, then reversed
-    for rows in (np.arange(6), np.arange(6)[::-1].copy()):
-        for mgl, expect in ((1, [0, 0, 1, 0, 0, 0]), (0, [0, 0, 1, 1, 1, 0])):
-            mark_sides.py_func(0, 1, codes, rows, part, np.array([0]), np.array([1]),
-                               np.array([mgl]), np.zeros((1, 1), dtype=np.uint64), n_bins,
-                               n_cats, side)
-            np.testing.assert_array_equal(side, np.array(expect)[rows])
-        # feature 1 categorical (3 categories, code 3 missing): category 2 left, missing left
-        mark_sides.py_func(0, 1, codes, rows, part, np.array([1]), np.array([-1]),
-                           np.array([1]), np.array([[4]], dtype=np.uint64), n_bins, n_cats,
-                           side)
-        np.testing.assert_array_equal(side, np.array([1, 1, 0, 0, 1, 0])[rows])
+    # the node in one piece, and in two (the rows going right counted per piece)
+    for pieces in ([[0, 6, 0]], [[0, 2, 0], [2, 6, 0]]):
+        pieces = np.array(pieces, dtype=np.int64)
+        n_right = np.full(pieces.shape[0], -1, dtype=np.int64)
+        # positions read the codes through the row ids: in order, then reversed
+        for rows in (np.arange(6), np.arange(6)[::-1].copy()):
+            for mgl, expect in ((1, [0, 0, 1, 0, 0, 0]), (0, [0, 0, 1, 1, 1, 0])):
+                mark_sides.py_func(0, pieces.shape[0], codes, rows, pieces, np.array([0]),
+                                   np.array([1]), np.array([mgl]),
+                                   np.zeros((1, 1), dtype=np.uint64), n_bins, n_cats, side,
+                                   n_right)
+                np.testing.assert_array_equal(side, np.array(expect)[rows])
+                assert n_right.tolist() == [side[a:b].sum() for a, b, _ in pieces]
+            # feature 1 categorical (3 categories, code 3 missing): category 2 left,
+            # missing left
+            mark_sides.py_func(0, pieces.shape[0], codes, rows, pieces, np.array([1]),
+                               np.array([-1]), np.array([1]),
+                               np.array([[4]], dtype=np.uint64), n_bins, n_cats, side,
+                               n_right)
+            np.testing.assert_array_equal(side, np.array([1, 1, 0, 0, 1, 0])[rows])
+            assert n_right.tolist() == [side[a:b].sum() for a, b, _ in pieces]
 
 
 # --------------------------------------------------------------------- parity with exact

@@ -95,6 +95,8 @@ def _data(n=6000, seed=0):
     {"max_features": 2, "random_state": 1},
     {"splitter": "hist"},
     {"splitter": "hist", "missing": "learn", "weighted": True},
+    {"splitter": "hist", "regression": True},
+    {"splitter": "hist", "categorical_features": [5], "max_depth": 10},
 ])
 def test_every_cut_grows_the_same_tree(threaded, on_each_thread_count, params):
     X, y, rng = _data()
@@ -160,3 +162,17 @@ def test_binning_is_the_same_on_every_thread_count(threaded, on_each_thread_coun
         one, many = on_each_thread_count(lambda: bin_data(X, 31, sub, 0, cats))
         for a, b in zip(many, one):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("k", [1, 2, 16])
+def test_large_nodes_are_cut_in_pieces_that_tile_them(k):
+    from fastdt._hist import _pieces
+
+    part = np.array([[0, 1000, 7], [1000, 1003, 8], [1500, 1900, 9]], dtype=np.int64)
+    pieces, cut = _pieces(part, 1403, k)
+    for m in range(3):
+        mine = pieces[pieces[:, 2] == m]
+        assert mine[0, 0] == part[m, 0] and mine[-1, 1] == part[m, 1]
+        assert (mine[1:, 0] == mine[:-1, 1]).all() and (mine[:, 1] > mine[:, 0]).all()
+        assert cut[m] == (mine.shape[0] > 1)
+    assert cut.tolist() == [k > 1, False, k > 1]  # nodes of at least 1403 / (2k) rows

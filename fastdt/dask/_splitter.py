@@ -67,6 +67,7 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     """The histograms (float64 ``[k, F, B, H]``) of the nodes ``targets`` (int64 [k])
     over one partition's rows (:func:`fastdt.dask._partitions.binned`). ``tree``: the
     driver's tables ``(feature, left, right, cbin, mgl, cat, n_bins, n_categories)``."""
+    from .._hist import row_dtype
     from .._hist_build import build_features
 
     codes, ycode, rstat = part["codes"], part["ycode"], part["rstat"]
@@ -79,7 +80,7 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     # each node's rows in row order (a stable sort of small integers: a radix sort)
     order = np.argsort(t[rows].astype(np.int16 if targets.shape[0] < 2**15 else np.int64),
                        kind="stable")
-    rows = rows[order]
+    rows = rows[order].astype(row_dtype(codes.shape[1]))
     sizes = np.bincount(t[rows], minlength=targets.shape[0])
     ends = np.cumsum(sizes)
     jobs = np.stack([ends - sizes, ends, np.arange(targets.shape[0]),
