@@ -3,10 +3,11 @@ J48 on the same machine.
 
 fastdt: ``fastdt.fit(X, y, algorithm="c4.5")`` with both error estimates, fit seconds
 (input conversion included) of ``--repeat`` fits after one warm-up fit in the same
-process (numba compiled or loaded), the spread shown. J48 (``-C 0.25 -M 2``): the build
-time Weka itself reports ("Time taken to build model"), which leaves out the JVM's start
-and the reading of the ARFF file, one JVM per run, ``--repeat`` runs. Both single-
-threaded. Skipped when the shared datasets or Java/Weka are absent.
+process (numba compiled or loaded), the spread shown, on every thread numba has and
+(C4.5's estimate) on one thread. J48 (``-C 0.25 -M 2``): the build time Weka itself
+reports ("Time taken to build model"), which leaves out the JVM's start and the reading
+of the ARFF file, one JVM per run, ``--repeat`` runs; J48 grows its tree on one thread.
+Skipped when the shared datasets or Java/Weka are absent.
 """
 
 import os
@@ -40,15 +41,23 @@ def multiway_section(args, threads, say):
         return
     say("| model | fit s | nodes | leaves | test accuracy |")
     say("| --- | ---: | ---: | ---: | ---: |")
-    for est in ("c4.5", "j48"):
-        fastdt.fit(Xtr, ytr, algorithm="c4.5", error_estimate=est)  # compile / load
-        ts = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            tree = fastdt.fit(Xtr, ytr, algorithm="c4.5", error_estimate=est)
-            ts.append(time.perf_counter() - t0)
+    import numba
+
+    saved = numba.get_num_threads()
+    for est, n_threads in (("c4.5", saved), ("j48", saved), ("c4.5", 1)):
+        numba.set_num_threads(n_threads)
+        try:
+            fastdt.fit(Xtr, ytr, algorithm="c4.5", error_estimate=est)  # compile / load
+            ts = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                tree = fastdt.fit(Xtr, ytr, algorithm="c4.5", error_estimate=est)
+                ts.append(time.perf_counter() - t0)
+        finally:
+            numba.set_num_threads(saved)
         acc = float(np.mean(fastdt.predict(tree, Xte) == yte))
-        say(f"| fastdt C4.5 (error_estimate={est!r}) | {_spread(ts)} | {tree.node_count} "
+        say(f"| fastdt C4.5 (error_estimate={est!r}), {n_threads} thread"
+            f"{'s' if n_threads > 1 else ''} | {_spread(ts)} | {tree.node_count} "
             f"| {tree.n_leaves} | {acc:.4f} |")
     if weka_jar() is None:
         say("| Weka J48 | not installed | | | |")

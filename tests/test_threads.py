@@ -176,3 +176,26 @@ def test_large_nodes_are_cut_in_pieces_that_tile_them(k):
         assert (mine[1:, 0] == mine[:-1, 1]).all() and (mine[:, 1] > mine[:, 0]).all()
         assert cut[m] == (mine.shape[0] > 1)
     assert cut.tolist() == [k > 1, False, k > 1]  # nodes of at least 1403 / (2k) rows
+
+
+@pytest.mark.parametrize("params", [
+    {"algorithm": "c4.5"},
+    {"algorithm": "c4.5", "error_estimate": "j48", "weighted": True},
+    {"algorithm": "c4.5", "prune": False},
+    {"algorithm": "id3"},
+])
+def test_multiway_trees_are_the_same_on_every_thread_count(threaded, on_each_thread_count,
+                                                          params):
+    X, y, rng = _data()
+    params = dict(params)
+    X = X.astype(np.float64)
+    X[rng.random(X.shape) < 0.05] = np.nan  # fractional cases
+    kw = {"categorical_features": [5]}
+    if params.pop("weighted", False):
+        kw["sample_weight"] = rng.uniform(0.5, 2.0, y.shape[0])
+    if params["algorithm"] == "id3":  # nominal features only
+        X = np.column_stack([np.floor(X[:, :3] * 2).clip(-3, 2) + 3, X[:, 5]])
+        kw = {"categorical_features": [0, 1, 2, 3], "max_depth": 5}
+    one, many = on_each_thread_count(lambda: fastdt.fit(X, y, **kw, **params))
+    assert one.node_count > 20 and one.is_multiway.any()
+    assert many == one

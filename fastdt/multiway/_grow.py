@@ -11,10 +11,11 @@ missing values last, node by node::
     order  | node 0: 1  3  0  2  | node 1: 6  4  5  |   (entry ids, by the value)
 
 The features are sorted once, at the root; a split hands each child its entries in the
-parent's order (a stable partition), so no node sorts again. One scan of the entries per
-feature scores every open node of the level (:func:`evaluate_level`);
+parent's order (a stable partition), so no node sorts again. Each open node of a level
+is scored on each feature by one scan of its entries (:func:`score_nodes`, the (node,
+feature) tasks on threads, then :func:`choose_splits`);
 :func:`route_level` and :func:`fill_level` then build the next level's entries and
-orders.
+orders (threads over nodes). The results do not depend on the number of threads.
 
 The scores are C4.5 Release 8's (``build.c``, ``contin.c``, ``discr.c``, ``info.c``),
 with ``info(v) = sum(v) log2 sum(v) - sum(v log2 v)`` of a frequency vector ``v``:
@@ -161,10 +162,12 @@ def _continuous(x, y, erow, ew, ordk, s, e, n_classes, cases, min_leaf, lo, hi, 
 
 
 @JIT
-def evaluate_level(XT, y, erow, ew, order, slot, ncat, starts, ends, can_split, tested,
-                   n_classes, min_leaf, id3, n_items, multi_val, table, dist, feature, cut,
-                   gain_out):
-    """Score every open node of a level and choose its split.
+def score_nodes(lo, hi, XT, y, erow, ew, order, slot, ncat, node, starts, ends, cases,
+                tested, n_classes, min_leaf, table, gain, info, cut):
+    """Gain, split information and cut of every (node, feature) task ``o`` in
+    ``[lo, hi)``: open node ``node[o // F]`` of the level on feature ``o % F`` (``F``
+    features), into row ``o // F`` of ``gain``, ``info`` and ``cut`` (float64 [m, F];
+    gain ``-EPSILON``: no split, as for a nominal feature already tested on the path).
 
     Parameters
     ----------
@@ -180,32 +183,17 @@ def evaluate_level(XT, y, erow, ew, order, slot, ncat, starts, ends, can_split, 
         Row of ``order`` of each continuous feature (-1 for nominal ones).
     ncat : int64 [F]
         Categories of each nominal feature (0: continuous).
-    starts, ends : int64 [k]
-        The open nodes' entries.
-    can_split : uint8 [k]
-        0: the node is a leaf whatever its cases (its depth reached ``max_depth``).
+    node : int64 [m]
+        The level's nodes to score (the others cannot split).
+    starts, ends, cases : int64 / int64 / float64 [k]
+        The level's nodes' entries and their total weight.
     tested : uint8 [k, F]
         Nominal features already split on the node's path (not used again).
     n_classes : int
     min_leaf : float
         C4.5's ``MINOBJS``.
-    id3 : bool
-        ID3's choice (largest gain) instead of C4.5's.
-    n_items : int
-        Training cases (C4.5 leaves nominal features with ``0.3 n_items`` values or
-        more out of the average gain, unless every feature has that many).
-    multi_val : bool
-        Every feature has that many values.
     table : float64 [m]
         :func:`xlog2x_table`.
-    dist : float64 [k, n_classes]
-        Output: the nodes' weighted class frequencies.
-    feature : int64 [k]
-        Output: the chosen feature, -1 for a leaf.
-    cut : float64 [k]
-        Output: the threshold (midpoint of the cut) of a continuous split.
-    gain_out : float64 [k]
-        Output: the chosen split's gain.
     """
     n_features = XT.shape[0]
     max_values = 1
@@ -213,71 +201,69 @@ def evaluate_level(XT, y, erow, ew, order, slot, ncat, starts, ends, can_split, 
         max_values = max(max_values, ncat[f])
     freq = np.zeros((max_values + 1, n_classes))
     vfreq = np.zeros(max_values + 1)
-    lo = np.zeros(max(n_classes, 3))
-    hi = np.zeros(n_classes)
-    gain = np.empty(n_features)
-    info = np.empty(n_features)
-    cuts = np.empty(n_features)
-    for j in range(starts.shape[0]):
+    lo_c = np.zeros(max(n_classes, 3))
+    hi_c = np.zeros(n_classes)
+    for o in range(lo, hi):
+        i = o // n_features
+        f = o - i * n_features
+        j = node[i]
         s, e = starts[j], ends[j]
-        d = dist[j]
-        d[:] = 0.0
-        for p in range(s, e):
-            d[y[erow[p]]] += ew[p]
-        cases = 0.0
-        top = 0.0
-        for c in range(n_classes):
-            cases += d[c]
-            top = max(top, d[c])
-        feature[j] = -1
-        if can_split[j] == 0 or top >= cases - TOL or cases < 2.0 * min_leaf - TOL:
-            continue
-        for f in range(n_features):
-            gain[f], info[f], cuts[f] = -EPSILON, 0.0, np.nan
-            if ncat[f] > 0:
-                if tested[j, f] == 0:
-                    gain[f], info[f] = _nominal(XT[f], y, erow, ew, s, e, ncat[f],
-                                                n_classes, cases, min_leaf, freq, vfreq, lo,
-                                                table)
-            else:
-                gain[f], info[f], cuts[f] = _continuous(XT[f], y, erow, ew, order[slot[f]],
-                                                        s, e, n_classes, cases, min_leaf,
-                                                        lo, hi, table)
-        best = -1
+        g, v, c = -EPSILON, 0.0, np.nan
+        if ncat[f] > 0:
+            if tested[j, f] == 0:
+                g, v = _nominal(XT[f], y, erow, ew, s, e, ncat[f], n_classes, cases[j],
+                                min_leaf, freq, vfreq, lo_c, table)
+        else:
+            g, v, c = _continuous(XT[f], y, erow, ew, order[slot[f]], s, e, n_classes,
+                                  cases[j], min_leaf, lo_c, hi_c, table)
+        gain[i, f], info[i, f], cut[i, f] = g, v, c
+
+
+@JIT
+def choose_splits(gain, info, ncat, id3, n_items, multi_val, best):
+    """``best[i]``: the feature scored node ``i`` splits on (-1: none), from the gains
+    and split informations of :func:`score_nodes` (float64 [m, F]).
+
+    ID3: the largest gain. C4.5: the largest gain ratio among the features whose gain is
+    at least the average gain of the candidates (a nominal feature with ``0.3 n_items``
+    values or more is left out of the average, unless every feature has that many:
+    ``multi_val``). A later feature must beat the best so far by more than ``TOL``: ties
+    (to rounding) go to the first.
+    """
+    n_features = gain.shape[1]
+    for i in range(gain.shape[0]):
+        g = gain[i]
+        b = -1
         if id3:
             for f in range(n_features):
-                if gain[f] > -EPSILON and (best < 0 or gain[f] > gain[best] + TOL):
-                    best = f
+                if g[f] > -EPSILON and (b < 0 or g[f] > g[b] + TOL):
+                    b = f
         else:
             avg = 0.0
             possible = 0
             for f in range(n_features):
-                if gain[f] > -EPSILON and (multi_val or ncat[f] < 0.3 * n_items):
-                    avg += gain[f]
+                if g[f] > -EPSILON and (multi_val or ncat[f] < 0.3 * n_items):
+                    avg += g[f]
                     possible += 1
             avg = avg / possible if possible > 0 else 1e6
             best_val = -EPSILON
             for f in range(n_features):
-                if gain[f] > -EPSILON:
-                    val = gain[f] / info[f] if (gain[f] >= avg - EPSILON
-                                                and info[f] > EPSILON) else -EPSILON
-                    if val > best_val + TOL:  # ties (to rounding): the first feature
-                        best, best_val = f, val
-        if best >= 0:
-            feature[j] = best
-            cut[j] = cuts[best]
-            gain_out[j] = gain[best]
+                if g[f] > -EPSILON:
+                    val = g[f] / info[i, f] if (g[f] >= avg - EPSILON
+                                                and info[i, f] > EPSILON) else -EPSILON
+                    if val > best_val + TOL:
+                        b, best_val = f, val
+        best[i] = b
 
 
 @JIT
-def route_level(XT, erow, ew, starts, ends, feature, cut, ncat, branch, known_n, known_w):
-    """The branch of every entry of the splitting nodes (``feature >= 0``):
-    ``branch[p]`` = the category code or 0/1 (``x <= cut`` / above), -1 for a missing
-    value; ``known_n[j, b]``, ``known_w[j, b]``: count and weight of branch ``b``'s
-    known entries (outputs, zeroed here)."""
-    known_n[:] = 0
-    known_w[:] = 0.0
-    for j in range(starts.shape[0]):
+def route_level(lo, hi, XT, erow, ew, starts, ends, feature, cut, ncat, branch, known_n,
+                known_w):
+    """The branch of every entry of the splitting nodes (``feature >= 0``) among the
+    level's nodes ``[lo, hi)``: ``branch[p]`` = the category code or 0/1 (``x <= cut`` /
+    above), -1 for a missing value; ``known_n[j, b]``, ``known_w[j, b]``: count and
+    weight of branch ``b``'s known entries (outputs, zeros on entry)."""
+    for j in range(lo, hi):
         f = feature[j]
         if f < 0:
             continue
@@ -297,9 +283,10 @@ def route_level(XT, erow, ew, starts, ends, feature, cut, ncat, branch, known_n,
 
 
 @JIT
-def fill_level(erow, ew, order, starts, ends, feature, branch, known_n, known_w,
+def fill_level(lo, hi, erow, ew, order, starts, ends, feature, branch, known_n, known_w,
                child_start, new_erow, new_ew, new_order, dest):
-    """The next level's entries and orders from the branches of :func:`route_level`.
+    """The next level's entries and orders from the branches of :func:`route_level`, for
+    the level's nodes ``[lo, hi)``.
 
     Child ``b`` of node ``j`` owns the entries from ``child_start[j, b]``: its known
     entries in the parent's entry order, then (if it has known entries) every entry
@@ -308,7 +295,7 @@ def fill_level(erow, ew, order, starts, ends, feature, branch, known_n, known_w,
     """
     n_branches = known_n.shape[1]
     cur = np.empty(n_branches, dtype=np.int64)
-    for j in range(starts.shape[0]):
+    for j in range(lo, hi):
         if feature[j] < 0:
             continue
         s, e = starts[j], ends[j]

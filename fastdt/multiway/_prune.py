@@ -97,6 +97,21 @@ def estimate(left, right, feature, threshold, ncat, dist, items, count, leaf_cla
         else:
             n_miss += 1
     known = known_w.sum()
+    # the cases grouped by branch (in their order), the missing ones last: one pass
+    at = np.empty(k + 1, dtype=np.int64)
+    at[0] = 0
+    for b in range(k):
+        at[b + 1] = at[b] + known_n[b]
+    miss_at = at[k]
+    grouped = np.empty(rows.shape[0], dtype=np.int64)  # positions in rows
+    for i in range(rows.shape[0]):
+        b = branch[i]
+        if b >= 0:
+            grouped[at[b]] = i
+            at[b] += 1
+        else:
+            grouped[miss_at] = i
+            miss_at += 1
     tree_errors = 0.0
     max_b = -1
     max_factor = 0.0
@@ -108,15 +123,13 @@ def estimate(left, right, feature, threshold, ncat, dist, items, count, leaf_cla
             max_b, max_factor = b, factor
         sub_rows = np.empty(known_n[b] + n_miss, dtype=np.int64)
         sub_w = np.empty(known_n[b] + n_miss)
-        q = 0
-        for i in range(rows.shape[0]):
-            if branch[i] == b:
-                sub_rows[q], sub_w[q] = rows[i], wts[i]
-                q += 1
-        for i in range(rows.shape[0]):
-            if branch[i] < 0:
-                sub_rows[q], sub_w[q] = rows[i], wts[i] * factor
-                q += 1
+        first = at[b] - known_n[b]  # at[b] now ends branch b's cases
+        for q in range(known_n[b]):
+            i = grouped[first + q]
+            sub_rows[q], sub_w[q] = rows[i], wts[i]
+        for q in range(n_miss):
+            i = grouped[at[k] + q]  # the missing cases follow every known one
+            sub_rows[known_n[b] + q], sub_w[known_n[b] + q] = rows[i], wts[i] * factor
         tree_errors += estimate(left, right, feature, threshold, ncat, dist, items, count,
                                 leaf_class, XT, y, sub_rows, sub_w, left[node] + b, update,
                                 raising, cf, coeff, top)

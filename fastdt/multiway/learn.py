@@ -151,7 +151,8 @@ class _Nodes:
 
 def _grow(XT, y, w, ncat, n_classes, min_leaf, id3, max_depth):
     """The grown (not yet simplified) node tables, ids breadth-first."""
-    from ._grow import evaluate_level, fill_level, route_level, xlog2x_table
+    from .._parallel import run
+    from ._grow import TOL, choose_splits, fill_level, route_level, score_nodes, xlog2x_table
 
     n_features, n = XT.shape
     cont = np.flatnonzero(ncat == 0)
@@ -159,8 +160,13 @@ def _grow(XT, y, w, ncat, n_classes, min_leaf, id3, max_depth):
     slot[cont] = np.arange(cont.shape[0])
     order = np.empty((cont.shape[0], n), dtype=np.int64)
     nodes = _Nodes(n_classes)
-    for k, f in enumerate(cont):  # sorted once; NaN last
-        order[k] = np.argsort(XT[f], kind="stable")
+
+    def sort(lo, hi):  # sorted once; NaN last (numpy's sorts release the GIL: threads)
+        for k in range(lo, hi):
+            order[k] = np.argsort(XT[cont[k]], kind="stable")
+
+    run(sort, cont.shape[0], n * cont.shape[0])
+    for k, f in enumerate(cont):
         nodes.sorted_values[f] = XT[f][order[k]]
     # C4.5's MultiVal: every feature has as many values as 0.3 of the cases
     multi_val = bool(np.all(ncat >= 0.3 * n))
@@ -173,24 +179,42 @@ def _grow(XT, y, w, ncat, n_classes, min_leaf, id3, max_depth):
     nodes.depth[0] = 0
     depth = 0
     while ids.shape[0]:
-        k = ids.shape[0]
-        dist = np.zeros((k, n_classes))
+        k, sizes = ids.shape[0], ends - starts
+        # the nodes' class frequencies (their entries tile the level, in order)
+        dist = np.bincount(np.repeat(np.arange(k) * n_classes, sizes) + y[erow], weights=ew,
+                           minlength=k * n_classes).reshape(k, n_classes)
+        cases = dist[:, 0].copy()  # summed in class order, as C4.5 does
+        for c in range(1, n_classes):
+            cases += dist[:, c]
         feature = np.full(k, -1, dtype=np.int64)
         cut = np.full(k, np.nan)
-        gain = np.zeros(k)
-        can = np.full(k, 1 if max_depth is None or depth < max_depth else 0, dtype=np.uint8)
-        evaluate_level(XT, y, erow, ew, order, slot, ncat, starts, ends, can, tested,
-                       n_classes, min_leaf, id3, n, multi_val, table, dist, feature, cut, gain)
+        # the nodes that may split: below max_depth, more than one class, enough cases
+        scored = np.flatnonzero((dist.max(axis=1) < cases - TOL)
+                                & (cases >= 2.0 * min_leaf - TOL))
+        if max_depth is not None and depth >= max_depth:
+            scored = scored[:0]
+        m = scored.shape[0]
+        gains, infos, cuts = (np.empty((m, n_features)) for _ in range(3))
+        run(score_nodes, m * n_features, int(sizes[scored].sum()) * n_features, XT, y, erow,
+            ew, order, slot, ncat, scored, starts, ends, cases, tested, n_classes, min_leaf,
+            table, gains, infos, cuts)
+        best = np.empty(m, dtype=np.int64)
+        choose_splits(gains, infos, ncat, id3, n, multi_val, best)
+        has = best >= 0
+        feature[scored[has]] = best[has]
+        cut[scored[has]] = cuts[has, best[has]]
         nodes.dist[ids] = dist
         nodes.items[ids] = dist.sum(axis=1)
-        nodes.count[ids] = ends - starts
+        nodes.count[ids] = sizes
         split = feature >= 0
         if not split.any():
             break
         branch = np.empty(erow.shape[0], dtype=np.int64)
         known_n = np.zeros((k, n_branches), dtype=np.int64)
         known_w = np.zeros((k, n_branches))
-        route_level(XT, erow, ew, starts, ends, feature, cut, ncat, branch, known_n, known_w)
+        work = int(sizes[split].sum())
+        run(route_level, k, work, XT, erow, ew, starts, ends, feature, cut, ncat, branch,
+            known_n, known_w)
         # children: one per category (nominal) or two; the ids follow each other
         js = np.flatnonzero(split)
         f = feature[js]
@@ -209,8 +233,8 @@ def _grow(XT, y, w, ncat, n_classes, min_leaf, id3, max_depth):
         new_ew = np.empty(m)
         new_order = np.empty((cont.shape[0], m), dtype=np.int64)
         dest = np.empty(erow.shape[0], dtype=np.int64)
-        fill_level(erow, ew, order, starts, ends, feature, branch, known_n, known_w,
-                   child_start, new_erow, new_ew, new_order, dest)
+        run(fill_level, k, work * (1 + cont.shape[0]), erow, ew, order, starts, ends, feature,
+            branch, known_n, known_w, child_start, new_erow, new_ew, new_order, dest)
         # the next level: children with known cases; the others are empty leaves that
         # predict their parent's class (C4.5, and ID3's "most common value")
         pj = np.repeat(js, k_children)
