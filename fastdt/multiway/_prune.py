@@ -61,22 +61,25 @@ def estimate(left, right, feature, threshold, ncat, dist, items, count, leaf_cla
     becomes a leaf, or (``raising``) is replaced by its largest branch, when that
     predicts no more errors (plus 0.1) than its subtree. ``cf``, ``coeff`` (``z**2``),
     ``top``: the error estimate (:func:`fastdt._rules.added_errors`)."""
-    n_classes = dist.shape[1]
-    local = np.zeros(n_classes)
-    for i in range(rows.shape[0]):
-        local[y[rows[i]]] += wts[i]
-    cases = local.sum()
-    best = leaf_class[node]
-    for c in range(n_classes):
-        if local[c] > local[best]:
-            best = c
-    leaf_errors = cases - local[best]
-    extra = added_errors(cases, leaf_errors, cf, coeff, top) if cases > 0 else 0.0
-    if update:
-        items[node] = cases
-        count[node] = rows.shape[0]
-        leaf_class[node] = best
-        dist[node] = local
+    leaf_errors = 0.0
+    extra = 0.0
+    if update or left[node] < 0:  # (a subtree's estimate needs only its leaves')
+        n_classes = dist.shape[1]
+        local = np.zeros(n_classes)
+        for i in range(rows.shape[0]):
+            local[y[rows[i]]] += wts[i]
+        cases = local.sum()
+        best = leaf_class[node]
+        for c in range(n_classes):
+            if local[c] > local[best]:
+                best = c
+        leaf_errors = cases - local[best]
+        extra = added_errors(cases, leaf_errors, cf, coeff, top) if cases > 0 else 0.0
+        if update:
+            items[node] = cases
+            count[node] = rows.shape[0]
+            leaf_class[node] = best
+            dist[node] = local
     if left[node] < 0:
         return leaf_errors + extra
 
