@@ -306,6 +306,7 @@ class HistSplitter:
         ]).astype(np.int64)
         return jobs, new[~keep_small[got]]
 
+
 def _pieces(part, rows, k):
     """The ranges ``part[:, :2]`` of a level's split nodes (``rows`` in all) as pieces for
     ``k`` threads: int64 ``[p, 3]`` rows ``(start, end, m)``, a piece of ``part[m]``, and
