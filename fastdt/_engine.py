@@ -378,8 +378,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         from ._random_rows import RowSplitter
 
         if getattr(prep, "XT", None) is None:  # the columns, once per preparation
+            prep.X = np.ascontiguousarray(prep.X)
             prep.XT = np.ascontiguousarray(prep.X.T)
-        splitter = RowSplitter(prep.XT, prep.target, prep.weights, row_weights=row_weights,
+        splitter = RowSplitter(prep.XT, prep.X, prep.target, prep.weights, row_weights=row_weights,
                                random_seed=seed, mono=prep.mono, n_stats=prep.n_stats,
                                is_clf=prep.is_clf, crit=prep.crit,
                                min_samples_leaf=lim["min_samples_leaf"],

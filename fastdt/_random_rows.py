@@ -8,7 +8,11 @@ rows, no order. So this splitter keeps only the rows: each node owns a range of
 and further ones while all visited are constant, as scikit-learn): a level costs time in
 proportion to its rows times the features visited, not times every feature (the
 presorted splitter moves every feature's rows at every level). It reads the columns
-of X (a copy of ``X.T``, made once per preparation). The draws, the
+of X (a copy of ``X.T``, made once per preparation) while a node's rows are dense in
+them, and the rows of X once they lie far apart (deep nodes: a row's cache line then
+serves every feature the node visits). A node is split as soon as its split is drawn,
+from the winning feature's values still at hand: the children's statistics and the
+stable partition of its range of ``order`` cost no second read of X. The draws, the
 thresholds and the choice are those of :class:`fastdt._exact.ExactSplitter` with
 ``random_seed`` (:func:`fastdt._exact_scan._scan_random`, :func:`fastdt._grow.choose`):
 the same trees (classification; regression up to the order of the sums).
@@ -28,7 +32,11 @@ from ._parallel import run
 from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, \
     start_order, uniform_draw, visited_enough
 from ._sparse import rows_root
-from ._sparse_scan import add_entry, children_stats, partition_rows
+from ._sparse_scan import _add_row, add_entry
+
+#: A node whose rows are fewer than one in this many of the column's reads its values
+#: from the rows of X (see :func:`_random_split`).
+_SPARSE = 16
 
 
 def usable(prep):
@@ -39,11 +47,12 @@ def usable(prep):
 
 
 @JIT
-def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
+def _random_split(XT, XR, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
                   msl, mwl, u_thr, u_side, mono, lower, upper, left, work, miss, xf):
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
     ``wk``: their targets and weights, gathered once per node; ``xf``: scratch for their
-    values, gathered here so that the second pass reads memory in order): as
+    values, gathered here from ``XT`` or ``XR`` so that the second pass reads memory in
+    order): as
     :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left, threshold,
     non_constant, missing_left)``."""
     lo = np.inf
@@ -53,9 +62,16 @@ def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_n
         miss[c] = 0.0
     w_miss = 0.0
     n_node = b - a
+    if n_node * _SPARSE < XT.shape[1]:
+        # the node's rows lie far apart: a row's cache line, fetched from the rows of X
+        # for the node's first feature, still holds its other features for the next
+        for i in range(n_node):
+            xf[i] = np.float64(XR[np.uint64(order[a + i]), f])
+    else:  # dense: the node streams through the feature's column
+        for i in range(n_node):
+            xf[i] = np.float64(XT[f, np.uint64(order[a + i])])
     for i in range(n_node):
-        x = np.float64(XT[f, order[a + i]])
-        xf[i] = x
+        x = xf[i]
         if x != x:
             wi = wk[i] if weighted else 1.0
             n_miss += 1
@@ -108,13 +124,18 @@ def _random_split(XT, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_n
 
 
 @JIT
-def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats, w_node,
-                imp, rseed, fseed, max_features, pool, mono, bounds, out_feat, out_thr,
-                out_mgl):
+def split_nodes(lo, hi, XT, XR, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats,
+                w_node, imp, rseed, fseed, max_features, pool, mono, bounds, out_feat, out_thr,
+                out_mgl, lst, rst, n_left, n_right):
     """The random split of each node ``[lo, hi)``: the features of ``pool`` (int64 [P],
     those the tree may use) visited in its random order (all of them, in index order,
     when ``max_features`` reaches their number),
-    the best drawn split kept (ties: the first visited). ``out_feat`` -1: none valid."""
+    the best drawn split kept (ties: the first visited). ``out_feat`` -1: none valid.
+
+    A node with a split is split at once: the statistics and rows of both children
+    (``lst``, ``rst``, ``n_left``, ``n_right``, summed in the rows' order) and its range of
+    ``order`` partitioned, stably, left child's rows first; the values of the winning
+    feature are still at hand, so no row is read again."""
     weighted = w.shape[0] > 0
     n_stats = stats.shape[1]
     left = np.empty(n_stats)
@@ -129,11 +150,14 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
         most = max(most, ends[k] - starts[k])
     yk = np.empty(most)
     wk = np.empty(most if weighted else 0)
-    xf = np.empty(most)
+    xf = np.empty(most)  # the values of the feature being drawn
+    xb = np.empty(most)  # the values of the best feature so far
+    right = np.empty(most, dtype=order.dtype)
     draws = np.zeros(2)
     for k in range(lo, hi):
         a = starts[k]
-        for i in range(ends[k] - a):
+        n_node = ends[k] - a
+        for i in range(n_node):
             row = order[a + i]
             yk[i] = y[row]
             if weighted:
@@ -156,7 +180,7 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
             for d in range(2):  # the threshold's draw and the missing side's
                 draws[d] = uniform_draw(rseed[k], f, d)
             proxy, nl, thr, nonconst, mgl = _random_split(
-                XT, order, starts[k], ends[k], f, yk, wk, weighted, is_clf, crit, stats[k],
+                XT, XR, order, a, a + n_node, f, yk, wk, weighted, is_clf, crit, stats[k],
                 w_node[k], imp[k], msl, mwl, draws[0], draws[1], mono, bounds[k, 0],
                 bounds[k, 1], left, work, miss, xf)
             if not nonconst:
@@ -167,22 +191,41 @@ def split_nodes(lo, hi, XT, order, starts, ends, y, w, is_clf, crit, msl, mwl, s
                 best_f = f
                 best_thr = thr
                 best_mgl = mgl
+                xf, xb = xb, xf
         out_feat[k] = best_f
         out_thr[k] = best_thr
         out_mgl[k] = best_mgl
+        if best_f >= 0:
+            _split_rows(order, a, n_node, xb, best_thr, best_mgl == 1, yk, wk, weighted,
+                        is_clf, crit, lst, rst, k, n_left, n_right, right)
 
 
 @JIT
-def route_rows(lo, hi, XT, order, starts, ends, feat, thr, mgl, side):
-    """The side of every row of the split nodes ``[lo, hi)``: ``x <= threshold`` left, a
-    missing value by ``mgl``."""
-    for k in range(lo, hi):
-        f = feat[k]
-        miss_side = 0 if mgl[k] == 1 else 1
-        for p in range(starts[k], ends[k]):
-            row = order[p]
-            x = np.float64(XT[f, row])
-            side[row] = miss_side if x != x else (0 if x <= thr[k] else 1)
+def _split_rows(order, a, n_node, xb, thr, missing_left, yk, wk, weighted, is_clf, crit, lst,
+                rst, k, n_left, n_right, right):
+    """Split node ``k``'s rows ``order[a:a + n_node]`` of values ``xb`` at ``thr`` (a
+    missing value left when ``missing_left``): both children's statistics, in the
+    rows' order, and the stable partition of the range."""
+    lst[k, :] = 0.0
+    rst[k, :] = 0.0
+    nl = 0
+    nr = 0
+    for i in range(n_node):
+        x = xb[i]
+        wi = wk[i] if weighted else 1.0
+        row = order[a + i]
+        if (x <= thr) if x == x else missing_left:
+            _add_row(is_clf, crit, lst, k, yk[i], wi)
+            order[a + nl] = row
+            nl += 1
+        else:
+            _add_row(is_clf, crit, rst, k, yk[i], wi)
+            right[nr] = row
+            nr += 1
+    for i in range(nr):
+        order[a + nl + i] = right[i]
+    n_left[k] = nl
+    n_right[k] = nr
 
 
 class RowSplitter:
@@ -196,6 +239,9 @@ class RowSplitter:
     XT : float32 or float64 ndarray [F, n]
         The columns of X (``X.T``, C-contiguous: a node gathers one feature of its rows
         from one column, which stays in cache, instead of a cache line of every row).
+    X : ndarray [n, F], C-contiguous, of XT's dtype
+        The rows of X: a node whose rows lie far apart in the columns reads them from
+        here, where one row's line serves every feature the node visits.
     target, weights : the prepared rows' targets, and their weights (None: all 1)
     row_weights : None or float64 [n]
         A forest tree's in-bag weights: the rows of weight 0 take no part.
@@ -205,9 +251,9 @@ class RowSplitter:
 
     feature_pool = None
 
-    def __init__(self, XT, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
+    def __init__(self, XT, X, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
                  min_weight_leaf, random_seed, mono=None, row_weights=None):
-        self.XT = XT
+        self.XT, self.X = XT, X
         self.n_features = XT.shape[0]
         self.y = target.astype(np.float64)
         if row_weights is not None:
@@ -217,7 +263,7 @@ class RowSplitter:
             self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
             self.order = np.arange(XT.shape[1], dtype=np.int32)
         self.n = self.order.shape[0]
-        self.side = np.zeros(XT.shape[1], dtype=np.uint8)
+        self.side = np.zeros(XT.shape[1], dtype=np.uint8)  # all 0: the root's statistics
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.random_seed, self.mono = random_seed, mono
@@ -227,28 +273,20 @@ class RowSplitter:
         return rows_root(self)
 
     def find(self, ids, nodes, rng, max_features):
+        """The random split of each open node ``ids``, each node's rows split at once
+        (:func:`split_nodes`): the children's ranges are ready when the driver commits
+        them, and a node left a leaf keeps its rows in its range."""
         k = ids.shape[0]
         starts, ends = nodes.start[ids], nodes.end[ids]
         rows = int((ends - starts).sum())
         sp = Splits(k, self.n_stats, 0, 0)
-        run(split_nodes, k, rows * min(max_features, self.XT.shape[0]), self.XT, self.order,
-            starts, ends, self.y, self.w, self.is_clf, self.crit, self.min_samples_leaf,
-            self.min_weight_leaf, nodes.stats[ids], nodes.weighted_n_node_samples[ids],
-            nodes.impurity[ids], node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids),
-            max_features, pool_of(self), self.mono, nodes.bounds[ids], sp.feature,
-            sp.threshold, sp.mgl)
-        has = np.flatnonzero(sp.feature >= 0)
-        if has.shape[0]:
-            s_start, s_end = starts[has], ends[has]
-            work = int((s_end - s_start).sum())
-            run(route_rows, has.shape[0], work, self.XT, self.order, s_start, s_end,
-                sp.feature[has], sp.threshold[has], sp.mgl[has], self.side)
-            m = has.shape[0]
-            lst, rst = np.empty((m, self.n_stats)), np.empty((m, self.n_stats))
-            n_l, n_r = np.empty(m, np.int64), np.empty(m, np.int64)
-            run(children_stats, m, work, self.order, s_start, s_end, self.side, self.y,
-                self.w, self.is_clf, self.crit, lst, rst, n_l, n_r)
-            sp.lst[has], sp.rst[has], sp.n_left[has], sp.n_right[has] = lst, rst, n_l, n_r
+        run(split_nodes, k, rows * min(max_features, self.XT.shape[0]), self.XT, self.X,
+            self.order, starts, ends, self.y, self.w, self.is_clf, self.crit,
+            self.min_samples_leaf, self.min_weight_leaf, nodes.stats[ids],
+            nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
+            node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids), max_features,
+            pool_of(self), self.mono, nodes.bounds[ids], sp.feature, sp.threshold, sp.mgl,
+            sp.lst, sp.rst, sp.n_left, sp.n_right)
         return sp
 
     def release(self, ids):
@@ -258,7 +296,4 @@ class RowSplitter:
         """Nothing to make: children share their parent's rows."""
 
     def split(self, ids, part, open_, nodes):
-        """The split nodes' rows, left child's first (``order`` partitioned by side)."""
-        if part.shape[0]:
-            run(partition_rows, part.shape[0], int((part[:, 1] - part[:, 0]).sum()),
-                self.order, self.side, part)
+        """Nothing to move: :meth:`find` partitioned the rows of every node it split."""
