@@ -308,8 +308,8 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     ``T(G_L)^2/(H_L+lambda) + T(G_R)^2/(H_R+lambda) - T(G)^2/(H+lambda)``, with the sums
     ``G`` of ``w*y`` soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``.
     ``scratch`` (a dict, None: none): buffers kept from one tree to the next of trees
-    grown one after another on the same preparation (the histogram pool); never shared
-    by trees grown at the same time. ``splitter``: one made by the caller, with the
+    grown one after another on the same preparation (the histogram pool, the node
+    tables); never shared by trees grown at the same time. ``splitter``: one made by the caller, with the
     :func:`fastdt._grow.grow` protocol (:mod:`fastdt.dask`'s, whose rows are on a
     cluster), in place of the one ``prep`` implies.
     """
@@ -410,7 +410,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         min_samples_leaf=lim["min_samples_leaf"], min_weight_leaf=lim["min_weight_leaf"],
         min_impurity_decrease=lim["min_impurity_decrease"],
         max_features=max_features, max_leaf_nodes=lim["max_leaf_nodes"],
-        seed=seed, monotonic_cst=prep.mono, offs=prep.offs,
+        seed=seed, monotonic_cst=prep.mono, offs=prep.offs, scratch=scratch,
     )
     if scratch is not None and getattr(splitter, "pool", None) is not None:
         scratch["hist_pool"] = splitter.pool

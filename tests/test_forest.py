@@ -233,6 +233,25 @@ def test_subsampling_without_replacement(data):
         assert_same(tree, fastdt.fit(X[keep], y[keep], random_state=seed))
 
 
+@pytest.mark.parametrize("params", [{"splitter": "random"}, {"splitter": "hist"}, {},
+                                    {"max_leaf_nodes": 9}], ids=str)
+def test_trees_grown_in_reused_scratch_are_those_grown_afresh(data, params):
+    """A forest's thread grows its trees one after another in the same node tables (and
+    histogram pool): a tree grown after a larger one, or a smaller one, is the tree grown
+    with fresh buffers."""
+    X, y, _ = data
+    prep = _engine.prepare(X, y, params=dict(params, max_features=3))
+    n = X.shape[0]
+    bags = [in_bag_counts(s, n, n).astype(float) for s in (1, 2)]
+    bags.insert(1, np.where(np.arange(n) < 60, 1.0, 0.0))  # a small tree between two large
+    scratch = {}
+    for seed, w in enumerate(bags):
+        reused = _engine.grow(prep, seed=seed + 1, row_weights=w, scratch=scratch)
+        fresh = _engine.grow(prep, seed=seed + 1, row_weights=w)
+        assert_same(_engine.assemble(prep, reused), _engine.assemble(prep, fresh))
+    assert "nodes" in scratch
+
+
 def test_same_forest_on_every_thread_count(on_each_thread_count):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(3000, 12))

@@ -11,6 +11,7 @@ the in-bag counts can be regenerated for the out-of-bag results.
 """
 
 import sys
+import threading
 import time
 
 import numpy as np
@@ -241,10 +242,13 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
 
     from .._sampling import tree_pool  # numba loads with the first fit, not on import
 
+    local = threading.local()  # each thread's scratch: the buffers its trees reuse
+
     def one_tree(seed):
         pool = None if n_pool is None else tree_pool(seed, prep.n_features, n_pool)
+        scratch = local.__dict__.setdefault("scratch", {})
         tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=weights(seed),
-                                                   features=pool))
+                                                   features=pool, scratch=scratch))
         return prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree
 
     trees = kept + _grow_all(one_tree, seeds[len(kept):], fp["verbose"])
