@@ -282,28 +282,30 @@ def scan_nodes(
     perm = np.empty(fpool.shape[0], dtype=np.int64)
     state = np.empty(1, dtype=np.uint64)
     n_visit = fpool.shape[0] if by_node else n_features
+    # the thread's scratch, sized for any node: a histogram built here (nodes without a
+    # stored one), and a compact one (nodes of at most as many rows as bins)
+    n_b = pool.shape[2]
+    scratch = np.empty((n_b, width))
+    order = np.empty(n_b, dtype=np.int64)
+    h_c = np.empty((n_b + 1, width))  # + the missing bin
+    lo_c = np.empty(n_b + 1)
+    hi_c = np.empty(n_b + 1)
+    bins = np.empty(n_b + 1, dtype=np.int64)
+    start = np.empty(n_b + 1, dtype=np.int64)
+    left = np.empty(n_stats)
+    work = np.empty(n_stats)
+    miss = np.empty(max(n_stats, 2))
+    g_stats = np.empty((n_groups, n_stats))
+    g_rows = np.empty(n_groups, dtype=np.int64)
+    g_code = np.empty(n_groups, dtype=np.int64)
+    keys = np.empty(n_groups)
+    mask = np.empty(n_groups, dtype=np.uint8)
     for k in range(lo, hi):
         a = scan[k, 0]
         b = scan[k, 1]
         stored = slots[k] >= 0
         # a node with fewer rows than bins gets a compact histogram of its occupied bins
-        compact = not stored and b - a <= pool.shape[2]
-        scratch = np.empty((0 if stored or compact else pool.shape[2], width))
-        r = b - a if compact else 0
-        order = np.empty(r, dtype=np.int64)
-        h_c = np.empty((r + 1, width))  # + the missing bin
-        lo_c = np.empty(r + 1)
-        hi_c = np.empty(r + 1)
-        bins = np.empty(r + 1, dtype=np.int64)
-        start = np.empty(pool.shape[2] + 1 if compact else 0, dtype=np.int64)
-        left = np.empty(n_stats)
-        work = np.empty(n_stats)
-        miss = np.empty(max(n_stats, 2))
-        g_stats = np.empty((n_groups, n_stats))
-        g_rows = np.empty(n_groups, dtype=np.int64)
-        g_code = np.empty(n_groups, dtype=np.int64)
-        keys = np.empty(n_groups)
-        mask = np.empty(n_groups, dtype=np.uint8)
+        compact = not stored and b - a <= n_b
         if by_node:
             start_order(perm, fpool, state, seeds[k])
         visited = 0
