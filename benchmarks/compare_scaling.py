@@ -6,9 +6,10 @@ Run through ``benchmarks/compare.py --section scaling`` (``--rows``, ``--feature
 One tree of ``max_depth=10`` on the synthetic section's data (``make_classification``,
 80% of ``--rows`` for training, float32), with the exact splitter and with the
 histogram one (binning included), on each of ``--scaling-threads`` (default 1,2) in
-turn, ``max(--repeat, 5)`` times each. Every call of :func:`fastdt._parallel.run` is timed and booked to its
-kernel's phase (presort or binning, the per-level kernels, the rest: input checks and
-the growth driver, all on one thread), so the table shows which phases scale.
+turn, ``max(--repeat, 5)`` times each. Every call of :func:`fastdt._parallel.run` is
+timed and booked to its kernel's phase (presort or binning, the per-level kernels, the
+rest: input checks and the growth driver, all on one thread), so the table shows which
+phases scale.
 
 From the whole fit's speedup ``S`` on two threads follows the share ``s`` of its
 one-thread time that behaves as serial (Amdahl: ``S = 1 / (s + (1 - s) / 2)``), and

@@ -309,9 +309,9 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     ``G`` of ``w*y`` soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``.
     ``scratch`` (a dict, None: none): buffers kept from one tree to the next of trees
     grown one after another on the same preparation (the histogram pool, the node
-    tables); never shared by trees grown at the same time. ``splitter``: one made by the caller, with the
-    :func:`fastdt._grow.grow` protocol (:mod:`fastdt.dask`'s, whose rows are on a
-    cluster), in place of the one ``prep`` implies.
+    tables); never shared by trees grown at the same time. ``splitter``: one made by the
+    caller, with the :func:`fastdt._grow.grow` protocol (:mod:`fastdt.dask`'s, whose rows
+    are on a cluster), in place of the one ``prep`` implies.
     """
     from ._grow import grow as run_growth
 

@@ -32,7 +32,7 @@ from ._parallel import run
 from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, \
     start_order, uniform_draw, visited_enough
 from ._sparse import rows_root
-from ._sparse_scan import _add_row, add_entry
+from ._sparse_scan import add_entry, add_row
 
 #: A node whose rows are fewer than one in this many of the column's reads its values
 #: from the rows of X (see :func:`_random_split`).
@@ -52,9 +52,8 @@ def _random_split(XT, XR, order, a, b, f, yk, wk, weighted, is_clf, crit, total,
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
     ``wk``: their targets and weights, gathered once per node; ``xf``: scratch for their
     values, gathered here from ``XT`` or ``XR`` so that the second pass reads memory in
-    order): as
-    :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left, threshold,
-    non_constant, missing_left)``."""
+    order): as :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left,
+    threshold, non_constant, missing_left)``."""
     lo = np.inf
     hi = -np.inf
     n_miss = 0
@@ -215,11 +214,11 @@ def _split_rows(order, a, n_node, xb, thr, missing_left, yk, wk, weighted, is_cl
         wi = wk[i] if weighted else 1.0
         row = order[a + i]
         if (x <= thr) if x == x else missing_left:
-            _add_row(is_clf, crit, lst, k, yk[i], wi)
+            add_row(is_clf, crit, lst, k, yk[i], wi)
             order[a + nl] = row
             nl += 1
         else:
-            _add_row(is_clf, crit, rst, k, yk[i], wi)
+            add_row(is_clf, crit, rst, k, yk[i], wi)
             right[nr] = row
             nr += 1
     for i in range(nr):

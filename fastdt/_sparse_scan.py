@@ -398,7 +398,9 @@ def zero_sides(lo, hi, order, starts, ends, zero_side, side):
 
 
 @JIT
-def _add_row(is_clf, crit, st, k, yv, wi):
+def add_row(is_clf, crit, st, k, yv, wi):
+    """Add a row of target ``yv`` and weight ``wi`` to the statistics ``st[k]``: its class
+    count (classification), or ``(w, w y, w t(y))`` (regression)."""
     if is_clf:
         st[k, np.uint64(yv)] += wi
     else:
@@ -424,9 +426,9 @@ def children_stats(lo, hi, order, starts, ends, side, y, w, is_clf, crit, lst, r
             yv = y[row]
             if side[row] == 0:
                 nl += 1
-                _add_row(is_clf, crit, lst, k, yv, wi)
+                add_row(is_clf, crit, lst, k, yv, wi)
             else:
-                _add_row(is_clf, crit, rst, k, yv, wi)
+                add_row(is_clf, crit, rst, k, yv, wi)
         n_left[k] = nl
         n_right[k] = ends[k] - starts[k] - nl
 
