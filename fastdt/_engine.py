@@ -63,11 +63,14 @@ class Prepared:
     """
 
 
-def prepare(X, y, sample_weight=None, params=None):
+def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
     """Check and convert everything a fit needs, and sort or bin the features.
 
     Parameters are those of :func:`fastdt.fit` (``params``: its keyword parameters).
-    Raises ``ValueError``/``TypeError`` naming the problem before any kernel runs.
+    ``code_features``: an exact fit of one tree (not a forest's preparation) may code
+    its few-valued integer features instead of presorting them
+    (:mod:`fastdt._exact_codes`; the same tree). Raises ``ValueError``/``TypeError``
+    naming the problem before any kernel runs.
     """
     p = _input.check_params(params or {})
     prep = Prepared()
@@ -186,7 +189,7 @@ def prepare(X, y, sample_weight=None, params=None):
     prep.mono = _input.monotonic_constraints(p["monotonic_cst"], n_features,
                                              prep.n_categories, classes, mode)
     prep.record = _record(p, criterion, task, splitter, dataset)
-    prep.X = prep.layout = prep.dataset = prep.sparse = None
+    prep.X = prep.layout = prep.dataset = prep.sparse = prep.coded = None
     prep.positive = positive  # None, or which rows of X take part (weight > 0)
     if sparse:
         from ._sparse import prepare_sparse
@@ -203,11 +206,17 @@ def prepare(X, y, sample_weight=None, params=None):
         prep.dataset = dataset
     else:
         from ._exact import presort
+        from ._exact_codes import codable, integer_columns, layout_columns
         from ._random_rows import usable
 
         prep.X = Xa if positive is None else np.ascontiguousarray(Xa[positive])
         if not usable(prep):  # random splits of numeric rows need no presorted layout
-            prep.layout = presort(prep.X, target, prep.weights, whole_rows=mode == 1,
+            X_sorted = prep.X
+            if code_features and codable(prep):
+                prep.coded = integer_columns(prep.X, prep.n_categories)
+                if prep.coded is not None:  # only the other features are sorted
+                    X_sorted = layout_columns(prep.X, prep.coded)
+            prep.layout = presort(X_sorted, target, prep.weights, whole_rows=mode == 1,
                                   other_targets=None if ymul is None else ymul[:, 1:])
     return prep
 
@@ -386,6 +395,21 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
                                min_samples_leaf=lim["min_samples_leaf"],
                                min_weight_leaf=lim["min_weight_leaf"])
         max_surrogates = 0
+    elif prep.coded is not None:  # few-valued integer features coded (one tree)
+        from ._exact import ExactSplitter
+        from ._exact_codes import CodedSplitter
+
+        if row_weights is not None or features is not None:
+            raise ValueError("a preparation with coded features grows one tree on all "
+                             "its rows and features")
+        layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
+        wide = np.setdiff1d(np.arange(prep.n_features), prep.coded[0])
+        inner = ExactSplitter(prep.X, layout, mode=0, max_surrogates=0,
+                              **dict(common, n_categories=prep.n_categories[wide]))
+        splitter = CodedSplitter(inner, prep.coded, prep.target, prep.n_features,
+                                 crit=prep.crit, min_samples_leaf=lim["min_samples_leaf"],
+                                 min_weight_leaf=lim["min_weight_leaf"])
+        max_surrogates = 0
     else:
         from ._exact import ExactSplitter, in_bag_layout
 
@@ -457,7 +481,7 @@ def assemble(prep, raw):
 def build(X, y, sample_weight=None, params=None):
     """One tree, prepared, grown and assembled (not pruned: ``ccp_alpha`` is left to
     the caller). Returns ``(tree, prep)``."""
-    prep = prepare(X, y, sample_weight, params)
+    prep = prepare(X, y, sample_weight, params, code_features=True)
     return assemble(prep, grow(prep, copy=False)), prep
 
 

@@ -165,10 +165,11 @@ class ExactSplitter:
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
                  mono=None, ymul=None, offs=None):
-        n, n_features = X.shape
+        n = X.shape[0]
         # the layout may hold a subset of the rows (a forest's in-bag rows): ids still
-        # index X, and the root is the layout's width
-        self.n, self.n_features = layout[0].shape[1], n_features
+        # index X, and the root is the layout's width; and a subset of the features (the
+        # others coded, fastdt._exact_codes): its rows are the splitter's features
+        self.n, self.n_features = layout[0].shape[1], layout[0].shape[0]
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.n_categories = n_categories
@@ -215,6 +216,16 @@ class ExactSplitter:
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`);
         partitions the nodes split last first."""
+        scan, tables = self.scan_tables(ids, nodes, rng, max_features)
+        t_proxy, t_nl, _, t_nc = tables[:4]
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
+        return self.splits(scan, feat, tables)
+
+    def scan_tables(self, ids, nodes, rng, max_features):
+        """Partition the nodes split last, then scan the open nodes ``ids``: their ranges
+        ``scan`` (int64 [k, 2]) and the ``[k, F]`` tables of each (node, feature)'s best
+        candidate ``(proxy, n_left, threshold, non_constant, missing_left, categories,
+        absolute error's children)``, before a feature is chosen."""
         k, n_features = ids.shape[0], self.n_features
         scan = np.stack([nodes.start[ids], nodes.end[ids]], axis=1)
         scan_stats = nodes.stats[ids]
@@ -254,9 +265,18 @@ class ExactSplitter:
                 scan_call(n_features, n_part * n_features, self.part, scan[:0], seeds[:0])
             scan_call(k, rows * max(1, int(max_features)), self.part[:0], scan, seeds)
         self.part = self.part[:0]
+        return scan, (t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
+
+    def splits(self, scan, feat, tables):
+        """The :class:`fastdt._grow.Splits` of the scanned nodes (``scan``, ``tables``:
+        :meth:`scan_tables`) on their chosen features ``feat`` (-1: none): every row's
+        side marked and the children's statistics summed."""
+        t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae = tables
+        k = scan.shape[0]
+        rows = int((scan[:, 1] - scan[:, 0]).sum())
+        mae = self.mae_rank is not None
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         sp.threshold[has] = t_thr[has, feat[has]]

@@ -133,3 +133,13 @@ def run_rows(kernel, n, work, *args):
     if k <= 1:
         return [kernel(*fixed, *rows)]
     return _share(lambda t: kernel(*fixed, *[a[t[0]:t[1]] for a in rows]), _tasks(n, k), k)
+
+
+def run_tasks(call, tasks, work):
+    """``call(task)`` for each of ``tasks`` (a list, each task writing its own outputs),
+    on up to :func:`n_threads` threads, each taking the next task when it is free;
+    ``work``: the values read in all. Returns the results in task order."""
+    k = min(n_threads(work), len(tasks))
+    if k <= 1:
+        return [call(t) for t in tasks]
+    return _share(call, tasks, k)

@@ -11,7 +11,8 @@ Groups (:data:`GROUPS`), in order:
 
 =============  ============================================================================
 ``exact``      exact fits (classification, regression, weights, ``max_leaf_nodes``,
-               ``max_features``, ``splitter="random"``, ``monotonic_cst``,
+               ``max_features``, ``splitter="random"``, ``monotonic_cst``, coded
+               integer features,
                ``criterion="absolute_error"``, several outputs) and the numeric
                prediction kernels
 ``hist``       histogram fits (binning, uint8 and uint16 codes; the partition of
@@ -71,6 +72,11 @@ def _exact():
             fastdt.predict(t, X)
             fastdt.apply(t, X)
             value_batch(t.arrays, X, np.empty((X.shape[0], t.n_values)))  # public kernel
+        # few-valued integer features, coded and scanned from histograms
+        # (fastdt._exact_codes), with and without missing values
+        Xi = np.round(X * 3)
+        fastdt.fit(Xi, y, max_depth=3)
+        fastdt.fit(_with_holes(Xi, rng), y, max_depth=3)
         for splitter in ("best", "random"):
             # several outputs (classification, regression), with missing values
             for Y in (np.column_stack([y, (X[:, 2] > 0).astype(np.int64)]),

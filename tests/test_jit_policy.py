@@ -91,6 +91,12 @@ def test_signature_count():
             fd.predict_proba(t, X.astype(dtype))
             fd.decision_path(t, X.astype(dtype))
             permutation_importance(t, X.astype(dtype), y, n_repeats=1, sample_weight=weights)
+            # few-valued integer features, coded (fastdt._exact_codes): the histogram
+            # scan's signatures, not new ones
+            Xi = np.round(X * 3).astype(dtype)
+            fd.fit(Xi, y, max_depth=3)
+            Xi[rng.random(Xi.shape) < 0.1] = np.nan
+            fd.fit(Xi, y, max_depth=3)
             tc = fd.fit(Xc.astype(dtype), y, max_depth=3, categorical_features=[2])
             permutation_importance(tc, Xc.astype(dtype), y, n_repeats=1)
             fd.fit(X.astype(dtype), X[:, 1], max_depth=3, max_leaf_nodes=4, max_features=2,

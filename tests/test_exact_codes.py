@@ -1,0 +1,145 @@
+"""Few-valued integer features coded and scanned from histograms (fastdt._exact_codes).
+
+A fit codes such features only where every sum is a count, and must then grow the tree
+the presorted layout grows, bit for bit: each case is fitted both ways (the preparation
+asked not to code) and the two trees compared whole.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fastdt
+from fastdt import _engine, _exact, _exact_codes, _parallel
+
+
+def _plain(X, y, sample_weight=None, **params):
+    """The tree of the presorted layout alone (no feature coded)."""
+    prep = _engine.prepare(X, y, sample_weight, params)
+    assert prep.coded is None
+    return _engine.assemble(prep, _engine.grow(prep, copy=False))
+
+
+def _coded(X, y, sample_weight=None, **params):
+    prep = _engine.prepare(X, y, sample_weight, params, code_features=True)
+    assert prep.coded is not None
+    return _engine.assemble(prep, _engine.grow(prep, copy=False)), prep
+
+
+def _table(seed, n=1500, nan=0.0, dtype=np.float64, all_integer=False):
+    """Integer columns of 2, 7, 40 and 255 values (one shifted, one negative), a
+    continuous one, and a label that depends on them with noise."""
+    rng = np.random.default_rng(seed)
+    cols = [rng.integers(0, 2, n), rng.integers(3, 10, n), rng.integers(-20, 20, n),
+            rng.integers(1000, 1255, n)]
+    cols.append(rng.integers(0, 300, n) if all_integer else rng.normal(size=n))
+    X = np.column_stack(cols).astype(dtype)
+    score = X[:, 0] + (X[:, 1] > 6) + X[:, 2] / 10 + (X[:, 3] > 1100) + rng.normal(size=n)
+    y = np.digitize(score, np.quantile(score, [0.4, 0.7]))
+    if nan:
+        X[rng.random(X.shape) < nan] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("params", [
+    {"max_depth": 6},
+    {},  # grown until pure
+    {"criterion": "entropy", "max_depth": 8},
+    {"criterion": "gain_ratio", "max_depth": 8},
+    {"min_samples_leaf": 7, "min_samples_split": 20},
+    {"min_weight_fraction_leaf": 0.02},
+    {"min_impurity_decrease": 0.001},
+    {"ccp_alpha": 0.002},
+])
+@pytest.mark.parametrize("case", ["binary", "multiclass", "nan", "float32", "all_integer"])
+def test_coded_features_grow_the_presorted_tree(params, case):
+    X, y = _table(1, nan=0.1 if case == "nan" else 0.0,
+                  dtype=np.float32 if case == "float32" else np.float64,
+                  all_integer=case == "all_integer")
+    if case != "multiclass":
+        y = (y > 0).astype(np.int64)
+    tree = fastdt.fit(X, y, **params)
+    plain = _plain(X, y, **params)
+    if params.get("ccp_alpha"):
+        plain = fastdt.prune(plain, params["ccp_alpha"])
+    assert tree.node_count > 10
+    assert tree == plain
+
+
+def test_string_labels_and_a_frame_with_a_categorical_column():
+    X, y = _table(2, nan=0.05)
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    frame["cat"] = pd.Categorical(np.random.default_rng(0).choice(list("pqrs"), X.shape[0]))
+    labels = np.where(y > 0, ">50K", "<=50K").astype(object)
+    tree, prep = _coded(frame, labels, max_depth=7)
+    assert set(prep.coded[0]) == {0, 1, 2, 3}  # not the continuous nor the category
+    assert tree == _plain(frame, labels, max_depth=7)
+
+
+def test_which_columns_are_coded():
+    rng = np.random.default_rng(0)
+    n = 400
+    X = np.column_stack([
+        rng.integers(0, 255, n),         # 255 values: coded
+        rng.integers(0, 256, n),         # 256: too many
+        rng.integers(0, 3, n) * 1000,    # 3 distinct values, but a span of 2001
+        rng.integers(0, 5, n) + 0.5,     # not integers
+        np.full(n, np.nan),              # nothing present
+        rng.integers(-3, 3, n),          # coded
+        np.full(n, 4.0),                 # constant: coded (one value)
+    ]).astype(np.float64)
+    X[::7, 0] = np.nan
+    cols, codes, n_bins, lo, hi = _exact_codes.integer_columns(X, np.zeros(7, np.int32))
+    assert cols.tolist() == [0, 5, 6]
+    assert n_bins.tolist() == [np.nanmax(X[:, 0]) - np.nanmin(X[:, 0]) + 1, 6, 1]
+    present = ~np.isnan(X[:, 0])
+    assert np.array_equal(codes[0, present], X[present, 0] - np.nanmin(X[:, 0]))
+    assert np.all(codes[0, ~present] == n_bins[0])  # missing: the bin after the values
+    assert np.array_equal(lo, hi)
+    assert lo[1, :6].tolist() == list(range(-3, 3)) and np.all(np.isinf(lo[1, 6:]))
+    # a categorical column is never coded; all coded: one stays in the layout
+    cats = np.zeros(7, np.int32)
+    cats[5] = 6
+    assert _exact_codes.integer_columns(X, cats)[0].tolist() == [0, 6]
+    Xi = X[:, [0, 5, 6]]
+    assert _exact_codes.integer_columns(Xi, np.zeros(3, np.int32))[0].tolist() == [1, 2]
+    assert _exact_codes.integer_columns(Xi[:, :1], np.zeros(1, np.int32)) is None
+
+
+@pytest.mark.parametrize("params", [
+    {"task": "regression"},
+    {"weighted": True},
+    {"class_weight": "balanced"},
+    {"max_leaf_nodes": 12},
+    {"max_features": 2, "random_state": 0},
+    {"splitter": "random", "random_state": 0},
+    {"missing": "surrogate"},
+    {"monotonic_cst": [1, 0, 0, 0, 0]},
+])
+def test_fits_whose_sums_are_not_counts_keep_the_presorted_layout(params):
+    X, y = _table(3)
+    y = (y > 0).astype(np.int64)
+    params = dict(params)
+    w = np.random.default_rng(0).uniform(0.5, 2, y.shape[0]) if params.pop("weighted", 0) \
+        else None
+    if params.get("task") == "regression":
+        y = y + X[:, 4]
+    prep = _engine.prepare(X, y, w, params, code_features=True)
+    assert prep.coded is None
+
+
+def test_a_coded_preparation_grows_one_tree_on_every_row():
+    X, y = _table(4)
+    _, prep = _coded(X, y, max_depth=3)
+    with pytest.raises(ValueError, match="coded features"):
+        _engine.grow(prep, row_weights=np.ones(y.shape[0]))
+
+
+def test_every_cut_of_the_coded_scan_grows_the_same_tree(monkeypatch, on_each_thread_count):
+    monkeypatch.setattr(_parallel, "SERIAL_WORK", 0)
+    monkeypatch.setattr(_exact, "TASKS_PER_THREAD", 64)
+    monkeypatch.setattr(_exact_codes, "TASKS_PER_THREAD", 64)
+    X, y = _table(5, nan=0.1)
+    one, many = on_each_thread_count(lambda: fastdt.fit(X, y, max_depth=9))
+    assert one.node_count > 50
+    assert many == one == _plain(X, y, max_depth=9)
