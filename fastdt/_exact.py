@@ -46,6 +46,10 @@ def _row_hashes(X):
     return h
 
 
+#: Up to this many classes, the tie order is found a class at a time.
+_FEW_CLASSES = 4
+
+
 def presort(X, target, weights, whole_rows=False, other_targets=None):
     """The presorted layout ``(idx, xs, ys, ws)`` of the rows of ``X`` (see
     :mod:`fastdt._exact_scan`): every feature sorted once, ties in the order of
@@ -69,8 +73,14 @@ def presort(X, target, weights, whole_rows=False, other_targets=None):
     if len(keys) > 1:
         base = np.lexsort(keys)
     elif target.dtype.kind in "iu" and n and 0 <= target.min() and target.max() < 2**15:
-        # class codes: numpy's stable sort of 16-bit ints is a radix sort (3x faster)
-        base = np.argsort(target.astype(np.int16), kind="stable")
+        # class codes: the rows of each class in turn (a stable sort, a pass per class;
+        # twice as fast for two classes from 26,000 rows on), else numpy's stable sort
+        # of 16-bit ints, a radix sort
+        top = int(target.max())
+        if top < _FEW_CLASSES and n >= 4096:
+            base = np.concatenate([np.flatnonzero(target == c) for c in range(top + 1)])
+        else:
+            base = np.argsort(target.astype(np.int16), kind="stable")
     else:
         base = np.argsort(target, kind="stable")
     base = base.astype(ID_DTYPE)

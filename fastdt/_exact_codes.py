@@ -16,8 +16,9 @@ features in its presorted layout, and always at least one, whose row of ids give
 node's rows (``idx[0, start:end]``); both kinds of feature compete in one table, in
 feature order, as in the exact splitter. The tree is the exact splitter's, bit for bit:
 this path is taken only where every sum is a count (classification, every weight 1,
-``missing="learn"``, level-wise growth, every feature scanned; :func:`usable`), so the
-order in which the histogram adds them up cannot change a bit of any score.
+``missing="learn"``, level-wise growth, every feature scanned; :func:`codable`), so the
+order in which the histogram adds them up cannot change a bit of any score; and only
+from :data:`MIN_ROWS` rows on, where it pays.
 """
 
 import numpy as np
@@ -28,38 +29,47 @@ from ._grow import choose
 from ._hist_scan import scan_nodes
 from ._jit import JIT
 from ._exact import TASKS_PER_THREAD
-from ._parallel import blocks, n_threads, run, run_tasks
+from ._parallel import blocks, n_threads, run, run_rows, run_tasks
 
 #: Most distinct integer values (max - min + 1) of a coded feature: uint8 codes with one
 #: more for the missing rows.
 MAX_VALUES = 255
 #: Largest magnitude of a coded value: ``x - min`` and ``min + code`` are then exact.
 _EXACT = 2.0**52
+#: Fewest rows of a fit that codes features. Below it the per-level cost of the
+#: histograms (and, on a cold cache, compiling the histogram scan) outweighs the partitions
+#: saved: on Adult's integer columns, depth 8, coding was slower up to 3,000 rows on one
+#: thread and 10,000 on two, faster from 10,000 and 26,000 (docs/engine.md).
+MIN_ROWS = 20_000
+#: Rows read first to rule out columns.
+_PEEK = 1024
 
 
 @JIT
-def column_ranges(X, out):
-    """``out[f] = (min, max, integer-valued, present)`` of the present (non-NaN) values of
-    each column of ``X`` (float32 or float64 [n, F]; one pass over its rows);
-    ``integer-valued`` is 1.0 when every present value is an integer, else 0.0."""
-    n_features = X.shape[1]
-    for f in range(n_features):
-        out[f, 0] = np.inf
-        out[f, 1] = -np.inf
-        out[f, 2] = 1.0
-        out[f, 3] = 0.0
+def column_ranges(cols, X):
+    """``(min, max, integer-valued, present)`` of the present (non-NaN) values of each
+    column ``cols[j]`` of ``X`` (float32 or float64 [n, F], a block of rows; one pass
+    over them), float64 [len(cols), 4]; ``integer-valued`` is 1.0 when every present
+    value is an integer, else 0.0."""
+    out = np.empty((cols.shape[0], 4))
+    for j in range(cols.shape[0]):
+        out[j, 0] = np.inf
+        out[j, 1] = -np.inf
+        out[j, 2] = 1.0
+        out[j, 3] = 0.0
     for i in range(X.shape[0]):
-        for f in range(n_features):
-            x = np.float64(X[i, f])
+        for j in range(cols.shape[0]):
+            x = np.float64(X[i, cols[j]])
             if np.isnan(x):
                 continue
-            out[f, 3] += 1.0
-            if x < out[f, 0]:
-                out[f, 0] = x
-            if x > out[f, 1]:
-                out[f, 1] = x
+            out[j, 3] += 1.0
+            if x < out[j, 0]:
+                out[j, 0] = x
+            if x > out[j, 1]:
+                out[j, 1] = x
             if x != np.floor(x):
-                out[f, 2] = 0.0
+                out[j, 2] = 0.0
+    return out
 
 
 @JIT
@@ -92,42 +102,61 @@ def mark_coded(lo, hi, codes, rows, seg, feat, cbin, mgl, n_bins, side):
             side[i] = (c > t) & (c != ml)
 
 
+def _codable_columns(ranges, n_categories, peek=False):
+    """Which columns (``ranges``: :func:`column_ranges` of each) can be coded; ``peek``:
+    the ranges of the first rows only, where a column with no value yet stays in."""
+    lo, hi, whole, present = ranges.T
+    with np.errstate(invalid="ignore"):  # inf - inf in a column with no value
+        fits = (hi - lo < MAX_VALUES) & (np.abs(lo) < _EXACT) & (np.abs(hi) < _EXACT)
+    return (whole == 1.0) & (n_categories == 0) & ((present == 0) & peek | (present > 0) & fits)
+
+
 def integer_columns(X, n_categories):
     """The coded features of ``X`` (float32/float64 [n, F]): ``(cols, codes, n_bins,
     bin_lo, bin_hi)``, the columns whose present values are integers spanning at most
     :data:`MAX_VALUES` values (numeric ones only: ``n_categories`` 0), their uint8 codes
     (feature-major), values per code and the value of each code; or None when fewer than
-    one column would be coded or none would stay in the layout."""
+    one column would be coded or none would stay in the layout.
+
+    The first :data:`_PEEK` rows rule out most other columns (a fraction or a wide span
+    there is one in the whole); the rest are read whole, in blocks of rows on threads.
+    """
     n, n_features = X.shape
     if not n or n_features < 2:
         return None
-    ranges = np.empty((n_features, 4))
-    column_ranges(X, ranges)
-    lo, hi, whole, present = ranges.T
-    span = hi - lo + 1
-    ok = ((whole == 1.0) & (present > 0) & (n_categories == 0) & (span <= MAX_VALUES)
-          & (np.abs(lo) < _EXACT) & (np.abs(hi) < _EXACT))
-    cols = np.flatnonzero(ok)
-    if cols.shape[0] == n_features:  # one stays in the layout: its ids give nodes' rows
-        cols = np.delete(cols, np.argmax(span[cols]))
+    every = np.arange(n_features, dtype=np.int64)
+    cols = every[_codable_columns(column_ranges(every, X[:_PEEK]), n_categories, True)]
     if not cols.shape[0]:
         return None
-    n_bins = span[cols].astype(np.int32)
-    low = lo[cols]
+    parts = run_rows(column_ranges, n, n * cols.shape[0], (cols,), X)
+    ranges = np.stack([np.min([p[:, 0] for p in parts], axis=0),
+                       np.max([p[:, 1] for p in parts], axis=0),
+                       np.min([p[:, 2] for p in parts], axis=0),
+                       np.sum([p[:, 3] for p in parts], axis=0)], axis=1)
+    ok = _codable_columns(ranges, n_categories[cols])
+    span = ranges[:, 1] - ranges[:, 0] + 1
+    if ok.all() and cols.shape[0] == n_features:
+        # one stays in the layout: its ids give nodes' rows
+        ok[np.argmax(span)] = False
+    cols, span, low = cols[ok], span[ok], ranges[ok, 0]
+    if not cols.shape[0]:
+        return None
+    n_bins = span.astype(np.int32)
     codes = np.empty((cols.shape[0], n), dtype=np.uint8)
-    run(code_columns, n, n * cols.shape[0], X, cols.astype(np.int64), low, n_bins, codes)
+    run(code_columns, n, n * cols.shape[0], X, cols, low, n_bins, codes)
     width = int(n_bins.max())
     values = low[:, None] + np.arange(width)[None, :]
     values[np.arange(width)[None, :] >= n_bins[:, None]] = np.inf
-    return cols.astype(np.int64), codes, n_bins, values, values.copy()
+    return cols, codes, n_bins, values, values.copy()
 
 
 def codable(prep):
     """Whether the exact fit ``prep`` can code features (module docstring)."""
     lim = prep.limits
-    return (prep.splitter == "best" and prep.is_clf and prep.weights is None
+    return (prep.splitter == "best" and prep.X is not None and prep.X.shape[0] >= MIN_ROWS
+            and prep.is_clf and prep.weights is None
             and prep.mode == 0 and prep.ymul is None and prep.mono is None
-            and prep.X is not None and lim["max_leaf_nodes"] <= 0
+            and lim["max_leaf_nodes"] <= 0
             and lim["max_features"] >= prep.n_features)
 
 

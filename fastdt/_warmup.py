@@ -56,6 +56,7 @@ def _with_holes(X, rng):
 
 def _exact():
     import fastdt
+    from fastdt._exact_codes import MIN_ROWS
     from fastdt.kernels import value_batch
 
     for dtype in (np.float32, np.float64):
@@ -73,10 +74,11 @@ def _exact():
             fastdt.apply(t, X)
             value_batch(t.arrays, X, np.empty((X.shape[0], t.n_values)))  # public kernel
         # few-valued integer features, coded and scanned from histograms
-        # (fastdt._exact_codes), with and without missing values
-        Xi = np.round(X * 3)
-        fastdt.fit(Xi, y, max_depth=3)
-        fastdt.fit(_with_holes(Xi, rng), y, max_depth=3)
+        # (fastdt._exact_codes, from MIN_ROWS rows on), with and without missing values
+        Xi, yi, _ = _data(dtype, n=MIN_ROWS)
+        Xi = np.round(Xi * 3)
+        fastdt.fit(Xi, yi, max_depth=3)
+        fastdt.fit(_with_holes(Xi, rng), yi, max_depth=3)
         for splitter in ("best", "random"):
             # several outputs (classification, regression), with missing values
             for Y in (np.column_stack([y, (X[:, 2] > 0).astype(np.int64)]),

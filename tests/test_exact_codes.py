@@ -13,6 +13,12 @@ import fastdt
 from fastdt import _engine, _exact, _exact_codes, _parallel
 
 
+@pytest.fixture(autouse=True)
+def _code_small_tables(monkeypatch):
+    """Tables of a few thousand rows coded too (a fit codes from ``MIN_ROWS`` rows)."""
+    monkeypatch.setattr(_exact_codes, "MIN_ROWS", 0)
+
+
 def _plain(X, y, sample_weight=None, **params):
     """The tree of the presorted layout alone (no feature coded)."""
     prep = _engine.prepare(X, y, sample_weight, params)
@@ -58,6 +64,7 @@ def test_coded_features_grow_the_presorted_tree(params, case):
                   all_integer=case == "all_integer")
     if case != "multiclass":
         y = (y > 0).astype(np.int64)
+    assert _engine.prepare(X, y, None, params, code_features=True).coded is not None
     tree = fastdt.fit(X, y, **params)
     plain = _plain(X, y, **params)
     if params.get("ccp_alpha"):
@@ -104,6 +111,34 @@ def test_which_columns_are_coded():
     Xi = X[:, [0, 5, 6]]
     assert _exact_codes.integer_columns(Xi, np.zeros(3, np.int32))[0].tolist() == [1, 2]
     assert _exact_codes.integer_columns(Xi[:, :1], np.zeros(1, np.int32)) is None
+
+
+def test_small_tables_are_not_coded(monkeypatch):
+    """Coding starts at ``MIN_ROWS`` rows (below, its fixed cost per level dominates)."""
+    X, y = _table(3)
+    monkeypatch.setattr(_exact_codes, "MIN_ROWS", X.shape[0])
+    assert _engine.prepare(X, y, None, {}, code_features=True).coded is not None
+    assert _engine.prepare(X[1:], y[1:], None, {}, code_features=True).coded is None
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_columns_judged_on_every_row_not_the_first(threads, monkeypatch):
+    """The first rows rule columns out, never in: a column that turns out wide, or not
+    integer, after them is not coded; one with no value in them still can be. Read in
+    blocks of rows on threads, the ranges are the same."""
+    monkeypatch.setattr(_parallel, "SERIAL_WORK", 1 if threads == 2 else 10**12)
+    rng = np.random.default_rng(1)
+    n, first = 6000, _exact_codes._PEEK
+    X = np.column_stack([rng.integers(0, 9, n) for _ in range(5)]).astype(np.float32)
+    X[first + 100, 0] = 300.0       # wide after the first rows
+    X[n - 1, 1] = 2.5               # a fraction in the last row
+    X[:first, 2] = np.nan           # nothing present in the first rows
+    X[first:, 3] = 0.0              # constant after them
+    X[n - 1, 4] = -250.0            # a span of 259, in the last row
+    cols, codes, n_bins, lo, _ = _exact_codes.integer_columns(X, np.zeros(5, np.int32))
+    assert cols.tolist() == [2, 3]
+    assert n_bins.tolist() == [9, 9]
+    assert np.all(codes[0, :first] == 9) and np.array_equal(codes[0, first:], X[first:, 2])
 
 
 @pytest.mark.parametrize("params", [
