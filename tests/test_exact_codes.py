@@ -15,8 +15,10 @@ from fastdt import _engine, _exact, _exact_codes, _parallel
 
 @pytest.fixture(autouse=True)
 def _code_small_tables(monkeypatch):
-    """Tables of a few thousand rows coded too (a fit codes from ``MIN_ROWS`` rows)."""
+    """Tables of a few thousand rows coded too, at any depth (a fit codes from
+    ``MIN_ROWS`` rows, a deep one from ``DEEP_ROWS``)."""
     monkeypatch.setattr(_exact_codes, "MIN_ROWS", 0)
+    monkeypatch.setattr(_exact_codes, "DEEP_ROWS", 0)
 
 
 def _plain(X, y, sample_weight=None, **params):
@@ -113,12 +115,23 @@ def test_which_columns_are_coded():
     assert _exact_codes.integer_columns(Xi[:, :1], np.zeros(1, np.int32)) is None
 
 
-def test_small_tables_are_not_coded(monkeypatch):
-    """Coding starts at ``MIN_ROWS`` rows (below, its fixed cost per level dominates)."""
+def test_small_tables_and_deep_trees_are_not_coded(monkeypatch):
+    """Coding starts at ``MIN_ROWS`` rows (below, its fixed cost per level dominates),
+    and for trees deeper than ``MAX_DEPTH`` at ``DEEP_ROWS``."""
     X, y = _table(3)
-    monkeypatch.setattr(_exact_codes, "MIN_ROWS", X.shape[0])
-    assert _engine.prepare(X, y, None, {}, code_features=True).coded is not None
-    assert _engine.prepare(X[1:], y[1:], None, {}, code_features=True).coded is None
+    n = X.shape[0]
+    monkeypatch.setattr(_exact_codes, "MIN_ROWS", n)
+    monkeypatch.setattr(_exact_codes, "DEEP_ROWS", n + 1)
+
+    def coded(rows, **params):
+        return _engine.prepare(X[:rows], y[:rows], None, params,
+                               code_features=True).coded is not None
+
+    deepest = _exact_codes.MAX_DEPTH
+    assert coded(n, max_depth=deepest) and not coded(n - 1, max_depth=deepest)
+    assert not coded(n, max_depth=deepest + 1) and not coded(n)  # max_depth None
+    monkeypatch.setattr(_exact_codes, "DEEP_ROWS", n)
+    assert coded(n, max_depth=deepest + 1) and coded(n)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
