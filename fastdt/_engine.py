@@ -397,13 +397,13 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         max_surrogates = 0
     elif prep.coded is not None:  # few-valued integer features coded (one tree)
         from ._exact import ExactSplitter
-        from ._exact_codes import CodedSplitter
+        from ._exact_codes import CodedSplitter, wide_columns
 
         if row_weights is not None or features is not None:
             raise ValueError("a preparation with coded features grows one tree on all "
                              "its rows and features")
         layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
-        wide = np.setdiff1d(np.arange(prep.n_features), prep.coded[0])
+        wide = wide_columns(prep.n_features, prep.coded)
         inner = ExactSplitter(prep.X, layout, mode=0, max_surrogates=0,
                               **dict(common, n_categories=prep.n_categories[wide]))
         splitter = CodedSplitter(inner, prep.coded, prep.target, prep.n_features,

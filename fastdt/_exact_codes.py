@@ -27,6 +27,7 @@ import numpy as np
 from ._config import ID_DTYPE
 from ._criteria import NO_REG
 from ._grow import choose
+from ._hist import take_splits
 from ._hist_scan import scan_nodes
 from ._jit import JIT
 from ._exact import TASKS_PER_THREAD
@@ -154,7 +155,7 @@ def integer_columns(X, n_categories):
     width = int(n_bins.max())
     values = low[:, None] + np.arange(width)[None, :]
     values[np.arange(width)[None, :] >= n_bins[:, None]] = np.inf
-    return cols, codes, n_bins, values, values.copy()
+    return cols, codes, n_bins, values, values  # each bin holds one value: lo = hi
 
 
 def codable(prep):
@@ -192,7 +193,7 @@ class CodedSplitter:
         self.n, self.is_clf, self.crit, self.n_stats = inner.n, True, crit, inner.n_stats
         self.n_features = n_features
         self.cols, self.codes, self.n_bins, self.bin_lo, self.bin_hi = coded
-        self.wide = np.setdiff1d(np.arange(n_features), self.cols)
+        self.wide = wide_columns(n_features, coded)
         self.j_of = np.full(n_features + 1, -1, dtype=np.int64)  # [-1]: no feature
         self.j_of[self.cols] = np.arange(self.cols.shape[0])
         self.w_of = np.full(n_features + 1, -1, dtype=np.int64)
@@ -245,13 +246,7 @@ class CodedSplitter:
         m = np.flatnonzero(self.j_of[feat] >= 0)  # the nodes won by a coded feature
         if m.shape[0]:
             j = self.j_of[feat[m]]
-            sp.threshold[m] = c_thr[m, j]
-            sp.mgl[m] = c_mgl[m, j]
-            sp.bin[m] = c_bin[m, j]
-            sp.lst[m] = c_l[m, j]
-            sp.rst[m] = c_r[m, j]
-            sp.n_left[m] = c_nl[m, j]
-            sp.n_right[m] = n_rows[m] - sp.n_left[m]
+            take_splits(sp, m, j, scan, c_nl, c_thr, c_bin, c_mgl, c_l, c_r)
             seg = np.ascontiguousarray(scan[m])
             run(mark_coded, m.shape[0], int(n_rows[m].sum()), self.codes, rows, seg, j,
                 sp.bin[m], sp.mgl[m], self.n_bins, self.inner.side)
@@ -287,7 +282,12 @@ class CodedSplitter:
         self.inner.split(ids, part, open_, nodes)
 
 
+def wide_columns(n_features, coded):
+    """The features that stay in the presorted layout (int64, in order): all but the
+    coded ones (``coded``: :func:`integer_columns`)."""
+    return np.setdiff1d(np.arange(n_features), coded[0])
+
+
 def layout_columns(X, coded):
     """The columns of ``X`` that stay in the presorted layout (C-contiguous)."""
-    keep = np.setdiff1d(np.arange(X.shape[1]), coded[0]).astype(ID_DTYPE)
-    return np.ascontiguousarray(X[:, keep])
+    return np.ascontiguousarray(X[:, wide_columns(X.shape[1], coded).astype(ID_DTYPE)])

@@ -185,16 +185,9 @@ class HistSplitter:
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
-        f = feat[has]
         sp.feature = feat
-        sp.threshold[has] = t_thr[has, f]
-        sp.bin[has] = t_bin[has, f]
-        sp.mgl[has] = t_mgl[has, f]
-        sp.cat[has] = t_cat[has, f]
-        sp.lst[has] = t_l[has, f]
-        sp.rst[has] = t_r[has, f]
-        sp.n_left[has] = t_nl[has, f]
-        sp.n_right[has] = (scan[:, 1] - scan[:, 0])[has] - sp.n_left[has]
+        take_splits(sp, has, feat[has], scan, t_nl, t_thr, t_bin, t_mgl, t_l, t_r)
+        sp.cat[has] = t_cat[has, feat[has]]
         return sp
 
     def release(self, ids):
@@ -305,6 +298,19 @@ class HistSplitter:
                       np.full(alone.shape[0], -1)], axis=1),
         ]).astype(np.int64)
         return jobs, new[~keep_small[got]]
+
+
+def take_splits(sp, m, f, scan, t_nl, t_thr, t_bin, t_mgl, t_l, t_r):
+    """Rows ``m`` of the :class:`fastdt._grow.Splits` ``sp`` from the numeric entries of
+    :func:`fastdt._hist_scan.scan_nodes`' tables at features ``f`` (one per node of
+    ``m``); ``scan``: every scanned node's range."""
+    sp.threshold[m] = t_thr[m, f]
+    sp.bin[m] = t_bin[m, f]
+    sp.mgl[m] = t_mgl[m, f]
+    sp.lst[m] = t_l[m, f]
+    sp.rst[m] = t_r[m, f]
+    sp.n_left[m] = t_nl[m, f]
+    sp.n_right[m] = scan[m, 1] - scan[m, 0] - sp.n_left[m]
 
 
 def _pieces(part, rows, k):
