@@ -155,6 +155,9 @@ def integer_columns(X, n_categories):
     width = int(n_bins.max())
     values = low[:, None] + np.arange(width)[None, :]
     values[np.arange(width)[None, :] >= n_bins[:, None]] = np.inf
+    # read-only, as a Dataset's: the histogram scan then runs on its compiled signature
+    for a in (codes, n_bins, values):
+        a.flags.writeable = False
     return cols, codes, n_bins, values, values  # each bin holds one value: lo = hi
 
 
