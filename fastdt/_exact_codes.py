@@ -7,8 +7,10 @@ neighbouring non-empty bins is the cut between two neighbouring distinct values,
 the histogram splitter's scan (:func:`fastdt._hist_scan.scan_nodes`) already scores those
 cuts in the exact splitter's order, with its tie rule. Such a feature needs neither a
 sorted row in the presorted layout nor a partition of that row at every level: its
-values are coded once (``code = x - min``, NaN the bin after the last), and each level
-builds every open node's histogram from the node's rows.
+values are coded once (``code = x - min``, NaN the bin after the last), and each open node
+has a histogram of them: kept in a pool between levels (:class:`fastdt._hist.HistPool`), the
+smaller child's built from its rows and the larger's its parent's minus it (exact: the bins
+hold counts), a node of fewer rows than bins built when it is scanned.
 
 :class:`CodedSplitter` is the exact splitter of a fit whose features are partly (or
 wholly) coded so: an :class:`fastdt._exact.ExactSplitter` keeps the other ("wide")
@@ -27,11 +29,11 @@ import numpy as np
 from ._config import ID_DTYPE
 from ._criteria import NO_REG
 from ._grow import choose
-from ._hist import take_splits
+from ._hist import HistPool, take_splits
+from ._hist_build import build_features
 from ._hist_scan import scan_nodes
 from ._jit import JIT
-from ._exact import TASKS_PER_THREAD
-from ._parallel import blocks, n_threads, run, run_rows, run_tasks
+from ._parallel import run, run_rows
 
 #: Most distinct integer values (max - min + 1) of a coded feature: uint8 codes with one
 #: more for the missing rows.
@@ -173,7 +175,7 @@ def codable(prep):
             and lim["max_features"] >= prep.n_features)
 
 
-class CodedSplitter:
+class CodedSplitter(HistPool):
     """The exact splitter over coded and presorted ("wide") features (module docstring).
 
     Parameters
@@ -205,7 +207,10 @@ class CodedSplitter:
         self.ycode = np.empty(self.n, dtype=np.int32)
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         n_c = self.cols.shape[0]
-        self.pool = np.empty((0, n_c, self.bin_lo.shape[1] + 1, self.n_stats))
+        # counts only: a histogram has no weight column, and the subtraction is exact
+        self._init_pool(n_c, self.bin_lo.shape[1] + 1, self.n_stats, self.n)
+        self.jobs = np.array([[0, self.n, -1, -1]], dtype=np.int64)  # the root's: find()
+        self.temps = np.zeros(0, dtype=np.int64)
         self.rstat = np.empty((self.n, 0))
         self.fpool = np.arange(n_c, dtype=np.int64)
         self.no_seeds = np.zeros(0, dtype=np.uint64)
@@ -216,26 +221,35 @@ class CodedSplitter:
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids``: the wide features scanned by the
         inner splitter (after it partitions the nodes split last), the coded ones from
-        histograms of each node's rows, the winner chosen among all in feature order."""
+        the nodes' histograms (the planned ones built first, the others on the fly), the
+        winner chosen among all in feature order."""
         scan, wide_tables = self.inner.scan_tables(ids, nodes, rng, max_features)
         k, n_c = ids.shape[0], self.cols.shape[0]
         rows = self.inner.idx[0]  # any row of the layout: each node's rows, by range
         np.take(self.target, rows, out=self.ycode)
+        if nodes.count == 1:  # the root: its histogram is kept for the subtraction
+            self.slot[0] = self.jobs[0, 2] = self._take(1)[0]
+        if self.jobs.shape[0]:
+            n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
+            run(build_features, n_c, n_rows * n_c, self.codes, rows, self.jobs, self.pool,
+                self.n_bins, self.ycode, self.rstat, True, False)
+        self._free(self.temps)
+        slots = self.slot[ids]
         n_rows = scan[:, 1] - scan[:, 0]
-        work = int(n_rows.sum()) * n_c
-        # tasks of (group of features, range of nodes): groups when the nodes are too
-        # few to keep the threads busy (the top levels)
-        threads = n_threads(work)
-        n_groups = min(n_c, -(-TASKS_PER_THREAD * threads // k)) if threads > 1 else 1
-        groups = blocks(n_c, n_groups)
-        spans = blocks(k, TASKS_PER_THREAD * threads if n_groups == 1 < threads else 1)
-        out = [self._tables(k, j1 - j0) for j0, j1 in groups]
-        args = (scan, nodes.stats[ids], nodes.weighted_n_node_samples[ids],
-                nodes.impurity[ids], nodes.bounds[ids], int(max_features), rows)
-        run_tasks(lambda t: self._scan(*groups[t[0]], *t[1], *args, *out[t[0]]),
-                  [(g, s) for g in range(len(groups)) for s in spans], work)
         c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl, c_l, c_r = (
-            np.concatenate([o[i] for o in out], axis=1) for i in range(8))
+            np.empty((k, n_c)), np.empty((k, n_c), dtype=np.int64), np.empty((k, n_c)),
+            np.empty((k, n_c), dtype=np.uint8), np.empty((k, n_c), dtype=np.int64),
+            np.empty((k, n_c), dtype=np.int64), np.empty((k, n_c, self.n_stats)),
+            np.empty((k, n_c, self.n_stats)))
+        # stored histograms cost a pass over their bins; the others one over their rows
+        work = int(np.where(slots >= 0, self.n_bins_max, n_rows).sum()) * n_c
+        run(scan_nodes, k, work, self.pool, slots, scan, nodes.stats[ids],
+            nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes, rows,
+            self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, None, True,
+            self.crit, False, self.min_samples_leaf, self.min_weight_leaf, None,
+            nodes.bounds[ids], self.no_seeds, int(max_features), self.fpool, c_proxy, c_nl,
+            c_thr, c_nc, c_bin, c_mgl, np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r,
+            NO_REG)
         w_proxy, w_nl, _, w_nc = wide_tables[:4]
         tables = []
         for wide_t, coded_t in ((w_proxy, c_proxy), (w_nl, c_nl), (w_nc, c_nc)):
@@ -255,34 +269,19 @@ class CodedSplitter:
                 sp.bin[m], sp.mgl[m], self.n_bins, self.inner.side)
         return sp
 
-    def _tables(self, k, n_c):
-        """The output tables of :func:`fastdt._hist_scan.scan_nodes` for ``k`` nodes and
-        ``n_c`` coded features."""
-        return (np.empty((k, n_c)), np.empty((k, n_c), dtype=np.int64), np.empty((k, n_c)),
-                np.empty((k, n_c), dtype=np.uint8), np.empty((k, n_c), dtype=np.int64),
-                np.empty((k, n_c), dtype=np.int64), np.empty((k, n_c, self.n_stats)),
-                np.empty((k, n_c, self.n_stats)))
-
-    def _scan(self, j0, j1, lo, hi, scan, stats, w, imp, bounds, max_features, rows,
-              t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_l, t_r):
-        """Nodes ``[lo, hi)`` on the coded features ``[j0, j1)``, into those features'
-        tables."""
-        scan_nodes(lo, hi, self.pool[:, j0:j1].copy(), np.full(hi, -1, dtype=np.int64), scan,
-                   stats, w, imp, self.codes[j0:j1], rows, self.ycode, self.rstat,
-                   self.n_bins[j0:j1], self.bin_lo[j0:j1], self.bin_hi[j0:j1], None, True,
-                   self.crit, False, self.min_samples_leaf, self.min_weight_leaf, None,
-                   bounds, self.no_seeds, max_features, self.fpool[: j1 - j0], t_proxy, t_nl,
-                   t_thr, t_nc, t_bin, t_mgl, np.zeros((hi, j1 - j0, 0), dtype=np.uint64),
-                   t_l, t_r, NO_REG)
-
     def release(self, ids):
         self.inner.release(ids)
+        HistPool.release(self, ids)
 
     def make_room(self, ids, nodes):
         self.inner.make_room(ids, nodes)
 
     def split(self, ids, part, open_, nodes):
+        """The inner splitter's (the partition waits for the next :meth:`find`), and the
+        plan of the children's histograms, built there once the rows are in place."""
         self.inner.split(ids, part, open_, nodes)
+        is_open = self._open_children(ids, open_, nodes)
+        self.jobs, self.temps = self._plan(part, nodes, is_open)
 
 
 def wide_columns(n_features, coded):

@@ -56,7 +56,115 @@ from ._parallel import n_threads, run
 _NO_SIDE = np.empty(0, dtype=np.uint8)
 
 
-class HistSplitter:
+class HistPool:
+    """Histograms kept per node in a pool, for the subtraction (module docstring).
+
+    The slot bookkeeping shared by the splitters that keep histograms between levels
+    (:class:`HistSplitter`, :class:`fastdt._exact_codes.CodedSplitter`): the pool
+    ``float64 [slots, F, B, width]`` (``B``: the most value bins plus the missing bin),
+    grown by doubling up to :data:`fastdt._config.HIST_POOL_BYTES`; the free slots; the
+    slot of each node (``-1``: none); and the plan of a level's builds (:meth:`_plan`).
+    Nodes of fewer than ``keep_rows`` rows get no slot (their histograms are built on
+    the fly when scanned). ``pool``: an earlier tree's to reuse, or None.
+    """
+
+    def _init_pool(self, n_features, n_bins_max, width, n, pool=None):
+        self.n_bins_max = n_bins_max
+        slot_bytes = 8 * width * n_features * n_bins_max
+        self.max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
+        shape = (n_features, n_bins_max, width)
+        if pool is None or pool.shape[1:] != shape:  # else: an earlier tree's, reused
+            # as many slots as the tree can hold (nodes kept have n_bins_max rows or
+            # more): pages are only mapped when first written, while a pool grown later
+            # costs a serial copy of the live histograms
+            slots = min(self.max_slots, max(16, 2 * n // n_bins_max))
+            pool = np.empty((slots,) + shape)
+        self.pool = pool
+        self.free = list(range(self.pool.shape[0] - 1, -1, -1))  # a stack: slot 0 first
+        self.slot = np.full(64, -1, dtype=np.int64)  # by node id: its histogram, or -1
+        self.keep_rows = n_bins_max  # smaller nodes are built on the fly when scanned
+
+    def _take(self, m):
+        """Up to ``m`` free slots of the pool (grown by doubling up to ``max_slots``)."""
+        cap = self.pool.shape[0]
+        if m > len(self.free) and cap < self.max_slots:
+            new_cap = cap
+            while new_cap < self.max_slots and new_cap - cap < m - len(self.free):
+                new_cap = min(2 * new_cap, self.max_slots)
+            grown = np.empty((new_cap,) + self.pool.shape[1:])
+            grown[:cap] = self.pool
+            self.pool = grown
+            self.free[:0] = range(new_cap - 1, cap - 1, -1)
+        k = min(m, len(self.free))
+        taken = self.free[len(self.free) - k:][::-1]
+        del self.free[len(self.free) - k:]
+        return np.array(taken, dtype=np.int64)
+
+    def release(self, ids):
+        """The nodes ``ids`` will not split: their histograms' slots are free again."""
+        slots = self.slot[ids]
+        held = slots >= 0
+        self._free(slots[held])
+        self.slot[ids[held]] = -1
+
+    def _free(self, slots):
+        self.free.extend(slots.tolist())
+
+    def _open_children(self, ids, open_, nodes):
+        """After the nodes ``ids`` split (``open_``: their children that can split): room
+        in the node-to-slot map for the children, and the slots of the split nodes with
+        no open child freed. Returns uint8 [nodes]: 1 for the open children."""
+        if self.slot.shape[0] < nodes.count:
+            grown = np.full(max(2 * self.slot.shape[0], nodes.count), -1, dtype=np.int64)
+            grown[: self.slot.shape[0]] = self.slot
+            self.slot = grown
+        is_open = np.zeros(nodes.count, dtype=np.uint8)
+        is_open[open_] = 1
+        self.release(ids[(is_open[nodes.left[ids]] == 0) & (is_open[nodes.right[ids]] == 0)])
+        return is_open
+
+    def _plan(self, part, nodes, is_open):
+        """The histograms the children of the split nodes ``part`` need, and where they go.
+
+        A split node's histogram (if it has one) passes to its larger child when that
+        one is kept (open, with at least ``keep_rows`` rows); the smaller child's is
+        built from its rows into a new slot, and the larger's is the parent's minus it
+        (``sub``). With the pool full, the larger child's is built from its rows in the
+        parent's slot instead. A kept smaller child alone takes the parent's slot.
+        Children not kept have theirs built on the fly when scanned. Returns
+        ``(jobs, temps)``: int64 ``[j, 4]`` rows ``(start, end, dst, sub)`` for
+        :func:`fastdt._hist_build.build_features`, and slots to free once they ran.
+        """
+        node = part[:, 2]
+        ps = self.slot[node]
+        self.slot[node] = -1
+        lc, rc = nodes.left[node], nodes.right[node]
+        nns = nodes.n_node_samples
+        left_small = nns[lc] <= nns[rc]
+        small, large = np.where(left_small, lc, rc), np.where(left_small, rc, lc)
+        has = ps >= 0
+        keep_large = has & (is_open[large] == 1) & (nns[large] >= self.keep_rows)
+        keep_small = has & (is_open[small] == 1) & (nns[small] >= self.keep_rows)
+        self._free(ps[has & ~keep_large & ~keep_small])
+        sub = np.flatnonzero(keep_large)
+        new = self._take(sub.shape[0])  # the first ones (in order) get a slot
+        got, full = sub[:new.shape[0]], sub[new.shape[0]:]
+        self.slot[large[keep_large]] = ps[keep_large]
+        self.slot[small[got[keep_small[got]]]] = new[keep_small[got]]
+        alone = np.flatnonzero(keep_small & ~keep_large)
+        self.slot[small[alone]] = ps[alone]
+        start, end = nodes.start, nodes.end
+        jobs = np.concatenate([
+            np.stack([start[small[got]], end[small[got]], new, ps[got]], axis=1),
+            np.stack([start[large[full]], end[large[full]], ps[full],
+                      np.full(full.shape[0], -1)], axis=1),
+            np.stack([start[small[alone]], end[small[alone]], ps[alone],
+                      np.full(alone.shape[0], -1)], axis=1),
+        ]).astype(np.int64)
+        return jobs, new[~keep_small[got]]
+
+
+class HistSplitter(HistPool):
     """Histogram splits of binned rows (see the module docstring).
 
     Parameters
@@ -112,42 +220,13 @@ class HistSplitter:
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
         self.scratch = None  # (rows, ycode, rstat) for large nodes' partitions, made on use
-        width = n_stats + (1 if self.weighted else 0)
         # a histogram has one bin more than the most value bins: the missing bin
-        self.n_bins_max = bin_lo.shape[1] + 1
-        slot_bytes = 8 * width * n_features * self.n_bins_max
-        self.max_slots = max(2, HIST_POOL_BYTES // slot_bytes)
-        shape = (n_features, self.n_bins_max, width)
-        if pool is None or pool.shape[1:] != shape:  # else: an earlier tree's, reused
-            # as many slots as the tree can hold (nodes kept have n_bins_max rows or
-            # more): pages are only mapped when first written, while a pool grown later
-            # costs a serial copy of the live histograms
-            slots = min(self.max_slots, max(16, 2 * n // self.n_bins_max))
-            pool = np.empty((slots,) + shape)
-        self.pool = pool
-        self.free = list(range(self.pool.shape[0] - 1, -1, -1))  # a stack: slot 0 first
-        self.slot = np.full(64, -1, dtype=np.int64)  # by node id: its histogram, or -1
-        self.keep_rows = self.n_bins_max  # smaller nodes are built on the fly when scanned
+        self._init_pool(n_features, bin_lo.shape[1] + 1,
+                        n_stats + (1 if self.weighted else 0), n, pool)
 
     def root(self):
         """Statistics of all rows (summed in row order)."""
         return self.total
-
-    def _take(self, m):
-        """Up to ``m`` free slots of the pool (grown by doubling up to ``max_slots``)."""
-        cap = self.pool.shape[0]
-        if m > len(self.free) and cap < self.max_slots:
-            new_cap = cap
-            while new_cap < self.max_slots and new_cap - cap < m - len(self.free):
-                new_cap = min(2 * new_cap, self.max_slots)
-            grown = np.empty((new_cap,) + self.pool.shape[1:])
-            grown[:cap] = self.pool
-            self.pool = grown
-            self.free[:0] = range(new_cap - 1, cap - 1, -1)
-        k = min(m, len(self.free))
-        taken = self.free[len(self.free) - k:][::-1]
-        del self.free[len(self.free) - k:]
-        return np.array(taken, dtype=np.int64)
 
     def _build(self, jobs):
         rows = int((jobs[:, 1] - jobs[:, 0]).sum())
@@ -190,31 +269,13 @@ class HistSplitter:
         sp.cat[has] = t_cat[has, feat[has]]
         return sp
 
-    def release(self, ids):
-        """The nodes ``ids`` will not split: their histograms' slots are free again."""
-        slots = self.slot[ids]
-        held = slots >= 0
-        self._free(slots[held])
-        self.slot[ids[held]] = -1
-
-    def _free(self, slots):
-        self.free.extend(slots.tolist())
-
     def make_room(self, ids, nodes):
         """Children never share rows here."""
 
     def split(self, ids, part, open_, nodes):
         """Move the rows of the split nodes ``part`` to their children, then build the
         histograms of the children that will be scanned."""
-        if self.slot.shape[0] < nodes.count:
-            grown = np.full(max(2 * self.slot.shape[0], nodes.count), -1, dtype=np.int64)
-            grown[: self.slot.shape[0]] = self.slot
-            self.slot = grown
-        is_open = np.zeros(nodes.count, dtype=np.uint8)
-        is_open[open_] = 1
-        # split nodes with no open child release their histogram
-        done = ids[(is_open[nodes.left[ids]] == 0) & (is_open[nodes.right[ids]] == 0)]
-        self.release(done)
+        is_open = self._open_children(ids, open_, nodes)
         if not part.shape[0]:
             return
         node = part[:, 2]
@@ -258,46 +319,6 @@ class HistSplitter:
             *self.scratch)
         run(scatter_rows, pieces.shape[0], work, pieces, pieces[:, :2].copy(), _NO_SIDE,
             *self.scratch, *arrays)
-
-    def _plan(self, part, nodes, is_open):
-        """The histograms the children of the split nodes ``part`` need, and where they go.
-
-        A split node's histogram (if it has one) passes to its larger child when that
-        one is kept (open, with at least ``keep_rows`` rows); the smaller child's is
-        built from its rows into a new slot, and the larger's is the parent's minus it
-        (``sub``). With the pool full, the larger child's is built from its rows in the
-        parent's slot instead. A kept smaller child alone takes the parent's slot.
-        Children not kept have theirs built on the fly when scanned. Returns
-        ``(jobs, temps)``: int64 ``[j, 4]`` rows ``(start, end, dst, sub)`` for
-        :func:`fastdt._hist_build.build_features`, and slots to free once they ran.
-        """
-        node = part[:, 2]
-        ps = self.slot[node]
-        self.slot[node] = -1
-        lc, rc = nodes.left[node], nodes.right[node]
-        nns = nodes.n_node_samples
-        left_small = nns[lc] <= nns[rc]
-        small, large = np.where(left_small, lc, rc), np.where(left_small, rc, lc)
-        has = ps >= 0
-        keep_large = has & (is_open[large] == 1) & (nns[large] >= self.keep_rows)
-        keep_small = has & (is_open[small] == 1) & (nns[small] >= self.keep_rows)
-        self._free(ps[has & ~keep_large & ~keep_small])
-        sub = np.flatnonzero(keep_large)
-        new = self._take(sub.shape[0])  # the first ones (in order) get a slot
-        got, full = sub[:new.shape[0]], sub[new.shape[0]:]
-        self.slot[large[keep_large]] = ps[keep_large]
-        self.slot[small[got[keep_small[got]]]] = new[keep_small[got]]
-        alone = np.flatnonzero(keep_small & ~keep_large)
-        self.slot[small[alone]] = ps[alone]
-        start, end = nodes.start, nodes.end
-        jobs = np.concatenate([
-            np.stack([start[small[got]], end[small[got]], new, ps[got]], axis=1),
-            np.stack([start[large[full]], end[large[full]], ps[full],
-                      np.full(full.shape[0], -1)], axis=1),
-            np.stack([start[small[alone]], end[small[alone]], ps[alone],
-                      np.full(alone.shape[0], -1)], axis=1),
-        ]).astype(np.int64)
-        return jobs, new[~keep_small[got]]
 
 
 def take_splits(sp, m, f, scan, t_nl, t_thr, t_bin, t_mgl, t_l, t_r):

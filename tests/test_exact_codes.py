@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import fastdt
-from fastdt import _engine, _exact, _exact_codes, _parallel
+from fastdt import _engine, _exact, _exact_codes, _hist, _parallel
 
 
 @pytest.fixture(autouse=True)
@@ -183,11 +183,28 @@ def test_a_coded_preparation_grows_one_tree_on_every_row():
         _engine.grow(prep, row_weights=np.ones(y.shape[0]))
 
 
-def test_every_cut_of_the_coded_scan_grows_the_same_tree(monkeypatch, on_each_thread_count):
+@pytest.mark.parametrize("pool_bytes", [None, 1])
+def test_every_cut_of_the_coded_scan_grows_the_same_tree(monkeypatch, on_each_thread_count,
+                                                         pool_bytes):
+    """On threads, with the coded histograms kept and subtracted, and with a pool of two
+    slots (the larger children built from their rows once it is full)."""
     monkeypatch.setattr(_parallel, "SERIAL_WORK", 0)
     monkeypatch.setattr(_exact, "TASKS_PER_THREAD", 64)
-    monkeypatch.setattr(_exact_codes, "TASKS_PER_THREAD", 64)
+    if pool_bytes is not None:
+        monkeypatch.setattr(_hist, "HIST_POOL_BYTES", pool_bytes)
+    jobs = []
+    kernel = _exact_codes.build_features
+
+    def build(lo, hi, codes, rows, jobs_, *args):
+        jobs.append(jobs_.copy())
+        kernel(lo, hi, codes, rows, jobs_, *args)
+
+    monkeypatch.setattr(_exact_codes, "build_features", build)
     X, y = _table(5, nan=0.1)
     one, many = on_each_thread_count(lambda: fastdt.fit(X, y, max_depth=9))
     assert one.node_count > 50
     assert many == one == _plain(X, y, max_depth=9)
+    jobs = np.concatenate(jobs)
+    assert (jobs[:, 3] >= 0).any()  # subtractions
+    # a pool of two slots: the histograms of many more nodes kept were built in them
+    assert (np.unique(jobs[:, 2]).shape[0] <= 2) == (pool_bytes is not None)

@@ -173,14 +173,7 @@ class DaskHistSplitter(HistSplitter):
     def split(self, ids, part, open_, nodes):
         """The children's histograms: the smaller child's from the partitions, the
         larger's its parent's minus it (in the parent's slot)."""
-        if self.slot.shape[0] < nodes.count:
-            grown = np.full(max(2 * self.slot.shape[0], nodes.count), -1, dtype=np.int64)
-            grown[: self.slot.shape[0]] = self.slot
-            self.slot = grown
-        is_open = np.zeros(nodes.count, dtype=bool)
-        is_open[open_] = True
-        done = ids[~is_open[nodes.left[ids]] & ~is_open[nodes.right[ids]]]
-        self.release(done)
+        is_open = self._open_children(ids, open_, nodes).view(bool)
         if not part.shape[0]:
             return
         node = part[:, 2]
