@@ -31,6 +31,7 @@ import numpy as np
 
 from ._config import EPSILON, LEAF
 from ._criteria import NO_REG, node_weights, regularised
+from ._level import accept_candidates, best_features, split_nodes
 from ._multi import node_weights_multi
 from ._sampling import choose_features, feature_seeds
 from .tree import bfs_order
@@ -43,6 +44,8 @@ _INT = ("feature", "left", "right", "n_node_samples", "depth", "missing_go_left"
         "c_feature", "c_mgl", "c_bin", "c_nl", "c_nr", "c_rstart", "c_nsur")
 _FLOAT = ("threshold", "impurity", "weighted_n_node_samples",
           "c_threshold", "c_gain", "c_wl", "c_wr", "c_impl", "c_impr")
+
+_NO_GAIN = np.empty(0)  # accept_candidates computes the gain
 
 
 class Nodes:
@@ -90,12 +93,17 @@ class Nodes:
             getattr(self, name)[:n] = 0
         self.count = 0
 
-    def add(self, m):
-        """Ids of ``m`` new nodes (leaves until split)."""
+    def reserve(self, m):
+        """The first id of ``m`` new nodes, whose columns the caller writes."""
         if self.count + m > self.cap:
             self._alloc(max(2 * self.cap, self.count + m))
-        ids = np.arange(self.count, self.count + m)
         self.count += m
+        return self.count - m
+
+    def add(self, m):
+        """Ids of ``m`` new nodes (leaves until split)."""
+        first = self.reserve(m)
+        ids = np.arange(first, first + m)
         for name in ("feature", "left", "right", "c_feature"):
             getattr(self, name)[ids] = LEAF
         self.threshold[ids] = np.nan
@@ -161,13 +169,13 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None):
                         pool, np.empty(pool.shape[0], dtype=np.int64), feat)
         return feat
     # a NaN or -inf proxy never wins (the kernels' rule: strictly better than -inf)
-    usable = (t_nl > 0) & (t_proxy > -np.inf)
     if not every:
-        usable[:, np.setdiff1d(np.arange(n_features), pool)] = False
-    proxy = np.where(usable, t_proxy, -np.inf)
-    feat = np.argmax(proxy, axis=1) if n_features else np.zeros(k, dtype=np.int64)
-    feat[proxy[np.arange(k), feat] == -np.inf] = -1
-    return feat.astype(np.int64)
+        t_nl = t_nl.copy()
+        t_nl[:, np.setdiff1d(np.arange(n_features), pool)] = 0
+    feat = np.empty(k, dtype=np.int64)
+    best_features(np.ascontiguousarray(t_proxy, dtype=np.float64),
+                  np.ascontiguousarray(t_nl, dtype=np.int64), feat)
+    return feat
 
 
 def pool_of(splitter):
@@ -382,7 +390,8 @@ def _weigher(is_clf, crit, offs):
 def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_decrease,
                 weigh, reg=NO_REG):
     """Find the best split of the open nodes ``ids`` and keep it as their candidate when
-    it decreases the impurity enough; returns which nodes have one."""
+    it decreases the impurity enough (:func:`fastdt._level.accept_candidates`); returns
+    which nodes have one."""
     sp = splitter.find(ids, nodes, rng, max_features)
     k = ids.shape[0]
     has = sp.feature >= 0  # the children of the other nodes are empty
@@ -393,73 +402,47 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     m = w.shape[0] // 2
     wlr[0, has], wlr[1, has] = w[:m], w[m:]
     implr[0, has], implr[1, has] = imp[:m], imp[m:]
-    w_node = nodes.weighted_n_node_samples[ids]
-    # scikit-learn's impurity_improvement, term by term
-    gain = (w_node / w_total) * (nodes.impurity[ids] - (wlr[1] / w_node) * implr[1]
-                                 - (wlr[0] / w_node) * implr[0])
+    gain = _NO_GAIN
     if reg != NO_REG:  # boosting's T(G_L)^2/(H_L+lam) + T(G_R)^2/(H_R+lam) - T(G)^2/(H+lam)
         (s, h), (sl, hl), (sr, hr) = (regularised(v, w, reg) for v, w in (
-            (nodes.stats[ids, 1], w_node), (sp.lst[:, 1], wlr[0]), (sp.rst[:, 1], wlr[1])))
-        gain = np.where(has, (sl * sl / hl + sr * sr / hr - s * s / h) / w_total, gain)
-    ok = has & ~(gain + EPSILON < min_impurity_decrease)
-    nodes.c_feature[ids] = np.where(ok, sp.feature, -1)
-    sel, s = ids[ok], ok
-    nodes.c_threshold[sel] = sp.threshold[s]
-    nodes.c_gain[sel] = gain[s]
-    nodes.c_mgl[sel] = sp.mgl[s]
-    nodes.c_bin[sel] = sp.bin[s]
-    nodes.c_nl[sel] = sp.n_left[s]
-    nodes.c_nr[sel] = sp.n_right[s]
-    nodes.c_rstart[sel] = -1
-    nodes.c_wl[sel], nodes.c_wr[sel] = wlr[0][s], wlr[1][s]
-    nodes.c_impl[sel], nodes.c_impr[sel] = implr[0][s], implr[1][s]
-    nodes.c_lst[sel] = sp.lst[s]
-    nodes.c_rst[sel] = sp.rst[s]
-    nodes.c_cat[sel] = sp.cat[s]
-    nodes.c_sur[sel] = sp.sur[s]
-    nodes.c_nsur[sel] = sp.n_sur[s]
-    return ok
+            (nodes.stats[ids, 1], nodes.weighted_n_node_samples[ids]),
+            (sp.lst[:, 1], wlr[0]), (sp.rst[:, 1], wlr[1])))
+        gain = (sl * sl / hl + sr * sr / hr - s * s / h) / w_total
+    ok = np.empty(k, dtype=np.uint8)
+    accept_candidates(
+        ids, sp.feature, sp.threshold, sp.mgl, sp.bin, sp.n_left, sp.n_right, sp.lst, sp.rst,
+        sp.cat, sp.sur, sp.n_sur, wlr, implr, gain, float(w_total),
+        float(min_impurity_decrease), nodes.weighted_n_node_samples, nodes.impurity,
+        nodes.c_feature, nodes.c_threshold, nodes.c_gain, nodes.c_mgl, nodes.c_bin,
+        nodes.c_nl, nodes.c_nr, nodes.c_rstart, nodes.c_wl, nodes.c_wr, nodes.c_impl,
+        nodes.c_impr, nodes.c_lst, nodes.c_rst, nodes.c_cat, nodes.c_sur, nodes.c_nsur, ok)
+    return ok.view(bool)
 
 
 def _split(nodes, ids, limits, mono=None, is_clf=True, reg=NO_REG):
-    """Split the nodes ``ids`` (each has a candidate) into two new children each.
-
-    Children own the left and right part of the parent's ``[start, end)`` range (the
-    right part starts at ``c_rstart`` when set) and get their statistics from the
-    candidate. Returns the children that can split and the ``[start, end, node]`` rows
-    of the split nodes with at least one open child (the ranges to partition).
+    """Split the nodes ``ids`` (each has a candidate) into two new children each
+    (:func:`fastdt._level.split_nodes`), their bounds under monotonic constraints set.
+    Returns the children that can split and the ``[start, end, node]`` rows of the split
+    nodes with at least one open child (the ranges to partition).
     """
     m = ids.shape[0]
-    kids = nodes.add(2 * m)
-    left, right = kids[0::2], kids[1::2]
-    a, b = nodes.start[ids], nodes.end[ids]
-    n_l, n_r = nodes.c_nl[ids], nodes.c_nr[ids]
-    r_start = np.where(nodes.c_rstart[ids] >= 0, nodes.c_rstart[ids], a + n_l)
-    nodes.feature[ids] = nodes.c_feature[ids]
-    nodes.left[ids], nodes.right[ids] = left, right
-    nodes.threshold[ids] = nodes.c_threshold[ids]
-    # no missing values in the node: missing values follow the larger child
-    mgl = nodes.c_mgl[ids]
-    nodes.missing_go_left[ids] = np.where(mgl >= 0, mgl, (n_l > n_r).astype(np.int64))
-    nodes.cat[ids] = nodes.c_cat[ids]
-    nodes.sur[ids] = nodes.c_sur[ids]
-    nodes.depth[kids] = np.repeat(nodes.depth[ids] + 1, 2)
-    nodes.missing_go_left[kids] = 0
-    nodes.start[left], nodes.end[left] = a, a + n_l
-    nodes.start[right], nodes.end[right] = r_start, r_start + n_r
-    nodes.n_node_samples[kids] = nodes.end[kids] - nodes.start[kids]
-    nodes.stats[left], nodes.stats[right] = nodes.c_lst[ids], nodes.c_rst[ids]
-    nodes.weighted_n_node_samples[left] = nodes.c_wl[ids]
-    nodes.weighted_n_node_samples[right] = nodes.c_wr[ids]
-    nodes.impurity[left], nodes.impurity[right] = nodes.c_impl[ids], nodes.c_impr[ids]
-    nodes.bounds[left] = nodes.bounds[right] = nodes.bounds[ids]
-    if mono is not None:
-        _monotone_bounds(nodes, ids, left, right, mono[nodes.feature[ids]], is_clf, reg)
-    can = _can_split(nodes, kids, limits)
-    any_open = can[0::2] | can[1::2]
+    first = nodes.reserve(2 * m)
+    can = np.empty(2 * m, dtype=np.uint8)
     part = np.empty((m, 3), dtype=np.int64)
-    part[:, 0], part[:, 1], part[:, 2] = a, b, ids
-    return kids[can], part[any_open]
+    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf = limits
+    n = split_nodes(
+        ids, first, int(max_depth), int(min_samples_split), int(min_samples_leaf),
+        float(min_weight_leaf), nodes.feature, nodes.left, nodes.right, nodes.threshold,
+        nodes.missing_go_left, nodes.cat, nodes.sur, nodes.depth, nodes.start, nodes.end,
+        nodes.n_node_samples, nodes.stats, nodes.weighted_n_node_samples, nodes.impurity,
+        nodes.bounds, nodes.c_feature, nodes.c_threshold, nodes.c_mgl, nodes.c_cat,
+        nodes.c_sur, nodes.c_nl, nodes.c_nr, nodes.c_rstart, nodes.c_lst, nodes.c_rst,
+        nodes.c_wl, nodes.c_wr, nodes.c_impl, nodes.c_impr, can, part)
+    kids = np.arange(first, first + 2 * m)
+    if mono is not None:
+        _monotone_bounds(nodes, ids, kids[0::2], kids[1::2], mono[nodes.feature[ids]], is_clf,
+                         reg)
+    return kids[can.view(bool)], part[:n]
 
 
 def _monotone_bounds(nodes, ids, left, right, cst, is_clf, reg):
