@@ -43,22 +43,15 @@ def split_nodes(ids, first, max_depth, min_samples_split, min_samples_leaf, min_
         cat[p, :] = c_cat[p, :]
         sur[p, :] = c_sur[p, :]
         any_open = False
-        for side in range(2):
+        left[p] = first + 2 * i
+        right[p] = first + 2 * i + 1
+        for side in range(2):  # 0: the left child, 1: the right one
             kid = first + 2 * i + side
-            if side == 0:
-                left[p] = kid
-                start[kid] = a
-                n_kid = n_l
-                stats[kid, :] = c_lst[p, :]
-                weighted_n_node_samples[kid] = c_wl[p]
-                impurity[kid] = c_impl[p]
-            else:
-                right[p] = kid
-                start[kid] = r_start
-                n_kid = n_r
-                stats[kid, :] = c_rst[p, :]
-                weighted_n_node_samples[kid] = c_wr[p]
-                impurity[kid] = c_impr[p]
+            start[kid] = r_start if side else a
+            n_kid = n_r if side else n_l
+            stats[kid, :] = c_rst[p, :] if side else c_lst[p, :]
+            weighted_n_node_samples[kid] = c_wr[p] if side else c_wl[p]
+            impurity[kid] = c_impr[p] if side else c_impl[p]
             end[kid] = start[kid] + n_kid
             n_node_samples[kid] = n_kid
             depth[kid] = depth[p] + 1
