@@ -19,10 +19,13 @@ The stopping rules are scikit-learn's, in the same order: a node is a leaf if
 ``w < 2 * min_weight_leaf`` or ``impurity <= EPSILON``; or if it has no valid split or
 its split's decrease is below ``min_impurity_decrease`` (with ``EPSILON`` slack).
 
-The driver is Python: it runs once per level (or per split, best-first) and works on
-whole arrays of nodes with numpy; the per-row and per-value work is in the splitters'
-kernels. A driver in numba would cost seconds of compilation for every kind of fit
-(it would link every kernel into one function) and save microseconds per level.
+The driver is Python: it runs once per level (or per split, best-first); the per-row and
+per-value work is in the splitters' kernels, and its own bookkeeping of the node tables
+(candidates kept, nodes split, each node's winning feature) in three small kernels of
+:mod:`fastdt._level`, over the tables' columns packed in a few arrays. A whole driver in
+numba would cost seconds of compilation for every kind of fit (it would link every kernel
+into one function); the bookkeeping in numpy cost about 0.25 ms a level here, a third of
+a deep tree's time on a few hundred rows.
 """
 
 import heapq
@@ -31,19 +34,13 @@ import numpy as np
 
 from ._config import EPSILON, LEAF
 from ._criteria import NO_REG, node_weights, regularised
-from ._level import accept_candidates, best_features, split_nodes
+from ._level import (FLOAT_COLUMNS, INT_COLUMNS, accept_candidates, best_features,
+                     split_nodes)
 from ._multi import node_weights_multi
 from ._sampling import choose_features, feature_seeds
 from .tree import bfs_order
 
 # ------------------------------------------------------------------------ node tables
-
-_INT = ("feature", "left", "right", "n_node_samples", "depth", "missing_go_left",
-        "start", "end",
-        # the candidate split of an open node (c_feature -1: none)
-        "c_feature", "c_mgl", "c_bin", "c_nl", "c_nr", "c_rstart", "c_nsur")
-_FLOAT = ("threshold", "impurity", "weighted_n_node_samples",
-          "c_threshold", "c_gain", "c_wl", "c_wr", "c_impl", "c_impr")
 
 _NO_GAIN = np.empty(0)  # accept_candidates computes the gain
 
@@ -59,28 +56,41 @@ class Nodes:
     ``[lower, upper]`` bounds of its value under monotonic constraints), ``cat`` (bitset of a
     categorical split), ``sur`` (surrogate triples), and the candidates' ``c_lst``,
     ``c_rst``, ``c_cat``, ``c_sur``. Capacity grows by doubling.
+
+    The columns are views of a few packed arrays, which the kernels of
+    :mod:`fastdt._level` take: ``ints`` (int64 ``[INT_COLUMNS, cap]``), ``floats``
+    (float64 ``[FLOAT_COLUMNS, cap]``), ``stat3`` (``stats``, ``c_lst``, ``c_rst``),
+    ``cat2`` (``cat``, ``c_cat``), ``sur2`` (``sur``, ``c_sur``) and ``bounds``.
     """
 
     def __init__(self, n_stats, n_words, n_sur_cols, cap=64):
         self.count = 0
         self.widths = (n_stats, n_words, n_sur_cols)
-        self._shapes = {"stats": n_stats, "c_lst": n_stats, "c_rst": n_stats, "bounds": 2,
-                        "cat": n_words, "c_cat": n_words, "sur": n_sur_cols,
-                        "c_sur": n_sur_cols}
         self._alloc(cap)
 
     def _alloc(self, cap):
-        old = self.__dict__.copy()
-        for name in _INT:
-            setattr(self, name, np.zeros(cap, dtype=np.int64))
-        for name in _FLOAT:
-            setattr(self, name, np.zeros(cap))
-        for name, width in self._shapes.items():
-            dtype = np.uint64 if name in ("cat", "c_cat") else np.float64
-            setattr(self, name, np.zeros((cap, width), dtype=dtype))
-        for name in (*_INT, *_FLOAT, *self._shapes):
-            if name in old:
-                getattr(self, name)[: self.count] = old[name][: self.count]
+        n_stats, n_words, n_sur_cols = self.widths
+        packed = {"ints": np.zeros((len(INT_COLUMNS), cap), dtype=np.int64),
+                  "floats": np.zeros((len(FLOAT_COLUMNS), cap)),
+                  "stat3": np.zeros((3, cap, n_stats)),
+                  "cat2": np.zeros((2, cap, n_words), dtype=np.uint64),
+                  "sur2": np.zeros((2, cap, n_sur_cols)),
+                  "bounds": np.zeros((cap, 2))}
+        for name, a in packed.items():
+            if self.count:  # the nodes so far (node ids: axis 0 of bounds, else axis 1)
+                old = getattr(self, name)
+                if name == "bounds":
+                    a[: self.count] = old[: self.count]
+                else:
+                    a[:, : self.count] = old[:, : self.count]
+            setattr(self, name, a)
+        for j, name in enumerate(INT_COLUMNS):
+            setattr(self, name, self.ints[j])
+        for j, name in enumerate(FLOAT_COLUMNS):
+            setattr(self, name, self.floats[j])
+        self.stats, self.c_lst, self.c_rst = self.stat3
+        self.cat, self.c_cat = self.cat2
+        self.sur, self.c_sur = self.sur2
         self.cap = cap
 
     def clear(self):
@@ -89,8 +99,9 @@ class Nodes:
         again as they grow (first touches of fresh memory: about a tenth of a deep
         extra tree's time)."""
         n = self.count
-        for name in (*_INT, *_FLOAT, *self._shapes):
-            getattr(self, name)[:n] = 0
+        for a in (self.ints, self.floats, self.stat3, self.cat2, self.sur2):
+            a[:, :n] = 0
+        self.bounds[:n] = 0
         self.count = 0
 
     def reserve(self, m):
@@ -412,10 +423,8 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     accept_candidates(
         ids, sp.feature, sp.threshold, sp.mgl, sp.bin, sp.n_left, sp.n_right, sp.lst, sp.rst,
         sp.cat, sp.sur, sp.n_sur, wlr, implr, gain, float(w_total),
-        float(min_impurity_decrease), nodes.weighted_n_node_samples, nodes.impurity,
-        nodes.c_feature, nodes.c_threshold, nodes.c_gain, nodes.c_mgl, nodes.c_bin,
-        nodes.c_nl, nodes.c_nr, nodes.c_rstart, nodes.c_wl, nodes.c_wr, nodes.c_impl,
-        nodes.c_impr, nodes.c_lst, nodes.c_rst, nodes.c_cat, nodes.c_sur, nodes.c_nsur, ok)
+        float(min_impurity_decrease), nodes.ints, nodes.floats, nodes.stat3, nodes.cat2,
+        nodes.sur2, ok)
     return ok.view(bool)
 
 
@@ -430,14 +439,9 @@ def _split(nodes, ids, limits, mono=None, is_clf=True, reg=NO_REG):
     can = np.empty(2 * m, dtype=np.uint8)
     part = np.empty((m, 3), dtype=np.int64)
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf = limits
-    n = split_nodes(
-        ids, first, int(max_depth), int(min_samples_split), int(min_samples_leaf),
-        float(min_weight_leaf), nodes.feature, nodes.left, nodes.right, nodes.threshold,
-        nodes.missing_go_left, nodes.cat, nodes.sur, nodes.depth, nodes.start, nodes.end,
-        nodes.n_node_samples, nodes.stats, nodes.weighted_n_node_samples, nodes.impurity,
-        nodes.bounds, nodes.c_feature, nodes.c_threshold, nodes.c_mgl, nodes.c_cat,
-        nodes.c_sur, nodes.c_nl, nodes.c_nr, nodes.c_rstart, nodes.c_lst, nodes.c_rst,
-        nodes.c_wl, nodes.c_wr, nodes.c_impl, nodes.c_impr, can, part)
+    n = split_nodes(ids, first, int(max_depth), int(min_samples_split),
+                    int(min_samples_leaf), float(min_weight_leaf), nodes.ints, nodes.floats,
+                    nodes.stat3, nodes.cat2, nodes.sur2, nodes.bounds, can, part)
     kids = np.arange(first, first + 2 * m)
     if mono is not None:
         _monotone_bounds(nodes, ids, kids[0::2], kids[1::2], mono[nodes.feature[ids]], is_clf,
