@@ -23,7 +23,7 @@ from ._exact_scan import (
     assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
     sort_features, walk_nodes,
 )
-from ._grow import Splits, choose, drawn_scan
+from ._grow import Splits, choose, drawn_scan, node_ranges
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import node_weights
@@ -237,7 +237,7 @@ class ExactSplitter:
         candidate ``(proxy, n_left, threshold, non_constant, missing_left, categories,
         absolute error's children)``, before a feature is chosen."""
         k, n_features = ids.shape[0], self.n_features
-        scan = np.stack([nodes.start[ids], nodes.end[ids]], axis=1)
+        scan = node_ranges(nodes, ids)
         scan_stats = nodes.stats[ids]
         t_proxy = np.empty((k, n_features))
         t_nl = np.empty((k, n_features), dtype=np.int64)
@@ -245,7 +245,8 @@ class ExactSplitter:
         t_nc = np.empty((k, n_features), dtype=np.uint8)
         t_mgl = np.empty((k, n_features), dtype=np.int8)
         t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
-        rows = int((scan[:, 1] - scan[:, 0]).sum() + (self.part[:, 1] - self.part[:, 0]).sum())
+        rows = int(nodes.n_node_samples[ids].sum()) + int(self.part[:, 1].sum()
+                                                          - self.part[:, 0].sum())
         rseed = None if self.random_seed is None else node_seeds(self.random_seed, ids)
         mae = self.mae_rank is not None
         t_mae = np.empty((k, n_features, 4) if mae else (0, 0, 4))
@@ -283,7 +284,7 @@ class ExactSplitter:
         side marked and the children's statistics summed."""
         t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae = tables
         k = scan.shape[0]
-        rows = int((scan[:, 1] - scan[:, 0]).sum())
+        rows = int(scan[:, 1].sum() - scan[:, 0].sum())
         mae = self.mae_rank is not None
         sp = Splits(k, self.n_stats, self.n_words,
                     3 * self.max_surrogates if self.sur_rows is not None else 0)

@@ -37,12 +37,14 @@ from ._criteria import NO_REG, node_weights, regularised
 from ._level import (FLOAT_COLUMNS, INT_COLUMNS, accept_candidates, best_features,
                      split_nodes)
 from ._multi import node_weights_multi
+from . import _sampling
 from ._sampling import choose_features, feature_seeds
 from .tree import bfs_order
 
 # ------------------------------------------------------------------------ node tables
 
 _NO_GAIN = np.empty(0)  # accept_candidates computes the gain
+_NO_SEEDS = np.zeros(0, dtype=np.uint64)  # every node scans every feature (never written)
 
 
 class Nodes:
@@ -189,6 +191,14 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None):
     return feat
 
 
+def node_ranges(nodes, ids):
+    """int64 ``[k, 2]``: the ``[start, end)`` range of each node ``ids`` in the layout."""
+    scan = np.empty((ids.shape[0], 2), dtype=np.int64)
+    scan[:, 0] = nodes.start[ids]
+    scan[:, 1] = nodes.end[ids]
+    return scan
+
+
 def pool_of(splitter):
     """The features ``splitter`` may use (its ``feature_pool``; None: all), as int64."""
     if splitter.feature_pool is None:
@@ -204,12 +214,10 @@ def drawn_scan(splitter, ids, rng, max_features, t_proxy, t_nl, t_nc):
     ``fastdt._sampling.SCAN_DRAWN_ONLY`` is off). With seeds, the candidate tables
     ``t_proxy``, ``t_nl``, ``t_nc`` are cleared: a feature a node does not scan never
     wins (:func:`choose` skips it anyway)."""
-    from . import _sampling
-
     sampled = ((max_features < splitter.n_features or splitter.feature_pool is not None)
                and _sampling.SCAN_DRAWN_ONLY)
     if not sampled:
-        return pool_of(splitter), np.zeros(0, dtype=np.uint64)
+        return pool_of(splitter), _NO_SEEDS
     t_proxy.fill(-np.inf)
     t_nl.fill(0)
     t_nc.fill(0)

@@ -47,7 +47,7 @@ import numpy as np
 
 from ._config import HIST_POOL_BYTES
 from ._criteria import NO_REG
-from ._grow import Splits, choose, drawn_scan
+from ._grow import Splits, choose, drawn_scan, node_ranges
 from ._hist_build import (build_features, mark_sides, partition_rows, regression_rows,
                           scatter_rows)
 from ._hist_scan import scan_nodes
@@ -240,7 +240,7 @@ class HistSplitter(HistPool):
             self.slot[0] = slot
             self._build(np.array([[0, self.n, slot, -1]], dtype=np.int64))
         k, n_features, n_stats = ids.shape[0], self.n_features, self.n_stats
-        scan = np.stack([nodes.start[ids], nodes.end[ids]], axis=1)
+        scan = node_ranges(nodes, ids)
         t_proxy = np.empty((k, n_features))
         t_nl = np.empty((k, n_features), dtype=np.int64)
         t_thr = np.empty((k, n_features))
