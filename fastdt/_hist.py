@@ -153,14 +153,18 @@ class HistPool:
         self.slot[small[got[keep_small[got]]]] = new[keep_small[got]]
         alone = np.flatnonzero(keep_small & ~keep_large)
         self.slot[small[alone]] = ps[alone]
-        start, end = nodes.start, nodes.end
-        jobs = np.concatenate([
-            np.stack([start[small[got]], end[small[got]], new, ps[got]], axis=1),
-            np.stack([start[large[full]], end[large[full]], ps[full],
-                      np.full(full.shape[0], -1)], axis=1),
-            np.stack([start[small[alone]], end[small[alone]], ps[alone],
-                      np.full(alone.shape[0], -1)], axis=1),
-        ]).astype(np.int64)
+        # (start, end, dst, sub) rows: the smaller children subtracted from their parents,
+        # the larger ones built in their parents' slots, the smaller ones kept alone
+        blocks = ((small[got], new, ps[got]), (large[full], ps[full], None),
+                  (small[alone], ps[alone], None))
+        jobs = np.empty((sum(b[0].shape[0] for b in blocks), 4), dtype=np.int64)
+        at = 0
+        for kids, dst, sub in blocks:
+            if kids.shape[0]:  # most levels fill the first block only
+                rows = jobs[at:at + kids.shape[0]]
+                rows[:, 0], rows[:, 1], rows[:, 2] = nodes.start[kids], nodes.end[kids], dst
+                rows[:, 3] = -1 if sub is None else sub
+                at += kids.shape[0]
         return jobs, new[~keep_small[got]]
 
 
