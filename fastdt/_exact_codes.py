@@ -208,8 +208,8 @@ class CodedSplitter(HistPool):
         n_c = self.cols.shape[0]
         # counts only: a histogram has no weight column, and the subtraction is exact
         self._init_pool(n_c, self.bin_lo.shape[1] + 1, self.n_stats, self.n)
-        self.jobs = np.array([[0, self.n, -1, -1]], dtype=np.int64)  # the root's: find()
-        self.temps = np.zeros(0, dtype=np.int64)
+        # the histograms to build before the next scan, and the slots to free after
+        self.jobs, self.temps = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
         self.rstat = np.empty((self.n, 0))
         self.fpool = np.arange(n_c, dtype=np.int64)
         self.no_seeds = np.zeros(0, dtype=np.uint64)
@@ -226,8 +226,8 @@ class CodedSplitter(HistPool):
         k, n_c = ids.shape[0], self.cols.shape[0]
         rows = self.inner.idx[0]  # any row of the layout: each node's rows, by range
         np.take(self.target, rows, out=self.ycode)
-        if nodes.count == 1:  # the root: its histogram is kept for the subtraction
-            self.slot[0] = self.jobs[0, 2] = self._take(1)[0]
+        if nodes.count == 1:  # the root
+            self.jobs = self._root_jobs(self.n)
         if self.jobs.shape[0]:
             n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
             run(build_features, n_c, n_rows * n_c, self.codes, rows, self.jobs, self.pool,

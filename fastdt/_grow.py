@@ -32,10 +32,10 @@ import heapq
 
 import numpy as np
 
-from ._config import EPSILON, LEAF
+from ._config import LEAF
 from ._criteria import NO_REG, node_weights, regularised
 from ._level import (FLOAT_COLUMNS, INT_COLUMNS, accept_candidates, best_features,
-                     split_nodes)
+                     can_split, split_nodes)
 from ._multi import node_weights_multi
 from . import _sampling
 from ._sampling import choose_features, feature_seeds
@@ -272,7 +272,9 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         nodes = Nodes(*widths, cap=max(1, min(most, 4096)))
         if scratch is not None:
             scratch["nodes"] = nodes
-    limits = (max_depth, min_samples_split, min_samples_leaf, min_weight_leaf)
+    # as can_split takes them (one compiled signature)
+    limits = (int(max_depth), int(min_samples_split), int(min_samples_leaf),
+              float(min_weight_leaf))
     rng = np.array([seed if seed != 0 else 0x9E3779B97F4A7C15], dtype=np.uint64)
     is_clf, crit = splitter.is_clf, splitter.crit
 
@@ -283,7 +285,8 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     weigh(nodes.stats[:1], w, imp)
     nodes.weighted_n_node_samples[0], nodes.impurity[0] = w[0], imp[0]
     nodes.n_node_samples[0] = nodes.end[0] = splitter.n
-    open_ = root[_can_split(nodes, root, limits)]
+    open_ = root if can_split(int(nodes.depth[0]), int(nodes.n_node_samples[0]), w[0],
+                              imp[0], *limits) else root[:0]
     w_total = w[0]
     best_first = max_leaf_nodes > 0
     reg = getattr(splitter, "reg", NO_REG)  # boosting's (lambda, alpha): histogram trees
@@ -390,15 +393,6 @@ def _replay(nodes, budget):
     return np.array(chosen, dtype=np.int64), np.array(todo, dtype=np.int64)
 
 
-def _can_split(nodes, ids, limits):
-    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf = limits
-    n = nodes.n_node_samples[ids]
-    return ~((nodes.depth[ids] >= max_depth) | (n < min_samples_split)
-             | (n < 2 * min_samples_leaf)
-             | (nodes.weighted_n_node_samples[ids] < 2 * min_weight_leaf)
-             | (nodes.impurity[ids] <= EPSILON))
-
-
 def _weigher(is_clf, crit, offs):
     """``weigh(stats, out_w, out_imp)``: the weight and impurity of nodes."""
     if offs is None:
@@ -446,10 +440,8 @@ def _split(nodes, ids, limits, mono=None, is_clf=True, reg=NO_REG):
     first = nodes.reserve(2 * m)
     can = np.empty(2 * m, dtype=np.uint8)
     part = np.empty((m, 3), dtype=np.int64)
-    max_depth, min_samples_split, min_samples_leaf, min_weight_leaf = limits
-    n = split_nodes(ids, first, int(max_depth), int(min_samples_split),
-                    int(min_samples_leaf), float(min_weight_leaf), nodes.ints, nodes.floats,
-                    nodes.stat3, nodes.cat2, nodes.sur2, nodes.bounds, can, part)
+    n = split_nodes(ids, first, *limits, nodes.ints, nodes.floats, nodes.stat3, nodes.cat2,
+                    nodes.sur2, nodes.bounds, can, part)
     kids = np.arange(first, first + 2 * m)
     if mono is not None:
         _monotone_bounds(nodes, ids, kids[0::2], kids[1::2], mono[nodes.feature[ids]], is_clf,

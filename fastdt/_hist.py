@@ -100,6 +100,13 @@ class HistPool:
         del self.free[len(self.free) - k:]
         return np.array(taken, dtype=np.int64)
 
+    def _root_jobs(self, n):
+        """The build job of the root's histogram (positions ``[0, n)``), into a slot it
+        keeps for the subtraction."""
+        slot = self._take(1)[0]
+        self.slot[0] = slot
+        return np.array([[0, n, slot, -1]], dtype=np.int64)
+
     def release(self, ids):
         """The nodes ``ids`` will not split: their histograms' slots are free again."""
         slots = self.slot[ids]
@@ -239,10 +246,8 @@ class HistSplitter(HistPool):
 
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
-        if nodes.count == 1:  # the root: its histogram is kept for the subtraction
-            slot = int(self._take(1)[0])
-            self.slot[0] = slot
-            self._build(np.array([[0, self.n, slot, -1]], dtype=np.int64))
+        if nodes.count == 1:  # the root
+            self._build(self._root_jobs(self.n))
         k, n_features, n_stats = ids.shape[0], self.n_features, self.n_stats
         scan = node_ranges(nodes, ids)
         t_proxy = np.empty((k, n_features))

@@ -27,6 +27,16 @@ FLOAT_COLUMNS = ("threshold", "impurity", "weighted_n_node_samples", "c_threshol
 
 
 @JIT
+def can_split(depth, n, w, impurity, max_depth, min_samples_split, min_samples_leaf,
+              min_weight_leaf):
+    """Whether a node of ``n`` rows, weight ``w`` and ``impurity`` at ``depth`` may
+    split: scikit-learn's stopping rules, in its order (:mod:`fastdt._grow`). The root's
+    check (called from Python) and every child's (:func:`split_nodes`)."""
+    return not (depth >= max_depth or n < min_samples_split or n < 2 * min_samples_leaf
+                or w < 2 * min_weight_leaf or impurity <= EPSILON)
+
+
+@JIT
 def split_nodes(ids, first, max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
                 ints, floats, stat3, cat2, sur2, bounds, can, part):
     """Split the nodes ``ids`` (each has a candidate, the ``c_*`` columns) into two new
@@ -39,7 +49,7 @@ def split_nodes(ids, first, max_depth, min_samples_split, min_samples_leaf, min_
     their statistics, weight and impurity from the candidate and their parent's bounds;
     a parent without missing values sends them to its larger child. Writes whether each
     child can split into ``can`` (uint8 [2m], children in order) under the limits
-    (scikit-learn's rules, as ``fastdt._grow._can_split``), and the ``[start, end,
+    (:func:`can_split`), and the ``[start, end,
     node]`` rows of the split nodes with an open child into ``part`` (int64 [m, 3]);
     returns how many rows.
     """
@@ -80,10 +90,9 @@ def split_nodes(ids, first, max_depth, min_samples_split, min_samples_leaf, min_
                 stat3[0, kid, c] = stat3[1 + side, p, c]
             bounds[kid, 0] = bounds[p, 0]
             bounds[kid, 1] = bounds[p, 1]
-            ok = not (ints[_DEPTH, kid] >= max_depth or n_kid < min_samples_split
-                      or n_kid < 2 * min_samples_leaf
-                      or floats[_W_NODE, kid] < 2 * min_weight_leaf
-                      or floats[_IMPURITY, kid] <= EPSILON)
+            ok = can_split(ints[_DEPTH, kid], n_kid, floats[_W_NODE, kid],
+                           floats[_IMPURITY, kid], max_depth, min_samples_split,
+                           min_samples_leaf, min_weight_leaf)
             can[2 * i + side] = ok
             any_open = any_open or ok
         if any_open:
