@@ -21,11 +21,11 @@ its split's decrease is below ``min_impurity_decrease`` (with ``EPSILON`` slack)
 
 The driver is Python: it runs once per level (or per split, best-first); the per-row and
 per-value work is in the splitters' kernels, and its own bookkeeping of the node tables
-(candidates kept, nodes split, each node's winning feature) in three small kernels of
-:mod:`fastdt._level`, over the tables' columns packed in a few arrays. A whole driver in
-numba would cost seconds of compilation for every kind of fit (it would link every kernel
-into one function); the bookkeeping in numpy cost about 0.25 ms a level here, a third of
-a deep tree's time on a few hundred rows.
+(candidates kept, nodes split and whether they may split, each node's winning feature) in
+four small kernels of :mod:`fastdt._level`, over the tables' columns packed in a few
+arrays. A whole driver in numba would cost seconds of compilation for every kind of fit
+(it would link every kernel into one function); the bookkeeping in numpy cost about
+0.25 ms a level here, a third of a deep tree's time on a few hundred rows.
 """
 
 import heapq
