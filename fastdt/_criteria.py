@@ -215,6 +215,20 @@ def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work
     return proxy_regression(crit, sl, wl + reg[0], sr, wr + reg[0]), 1.0
 
 
+def log_criterion(is_clf, crit):
+    """The classification criterion ``crit`` when its score takes logarithms (entropy,
+    log loss, gain ratio), else None (gini, and every regression criterion).
+
+    The numeric scans (:func:`fastdt._hist_scan._scan_bins`,
+    :func:`fastdt._exact_scan._scan_segment`) take it as an argument: None prunes those
+    scores from their loops before numba types them, which keeps gini's and the
+    regression scores' loops free of calls. A loop holding a call on a path never
+    taken ran 2 to 5 times slower per candidate (its running sums no longer stayed in
+    registers); a fit with such a criterion compiles a second signature of the scans.
+    """
+    return crit if is_clf and crit != GINI else None
+
+
 @JIT
 def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper, reg):
     """Whether a candidate keeps a monotonic constraint (scikit-learn's rule): the

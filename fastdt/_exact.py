@@ -26,7 +26,7 @@ from ._exact_scan import (
 from ._grow import Splits, choose, drawn_scan, node_ranges
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
-from ._criteria import node_weights
+from ._criteria import log_criterion, node_weights
 from ._parallel import n_threads, run
 from ._sampling import node_seeds
 
@@ -263,9 +263,10 @@ class ExactSplitter:
             run(scan_features, n_items, work, self.idx, self.xs, self.ys, self.ws, self.side,
                 part, self.part_dst, self.part_frac, self.dup, scan, cuts, scan_stats,
                 nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.is_clf,
-                self.crit, self.min_samples_leaf, self.min_weight_leaf, self.cats,
-                self.mode != 0, rseed, self.mono, nodes.bounds[ids], self.mae_rank,
-                self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, seeds,
+                self.crit, log_criterion(self.is_clf, self.crit), self.min_samples_leaf,
+                self.min_weight_leaf, self.cats, self.mode != 0, rseed, self.mono,
+                nodes.bounds[ids], self.mae_rank, self.ylay[2] if mae else np.empty(0),
+                self.ymul, self.offs, seeds,
                 int(max_features), pool, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
 
         if not seeds.shape[0]:  # the partition fused with the scan, feature by feature

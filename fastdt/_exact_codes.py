@@ -26,7 +26,7 @@ from :data:`MIN_ROWS` rows on, and for trees deeper than :data:`MAX_DEPTH` from
 
 import numpy as np
 
-from ._criteria import NO_REG
+from ._criteria import NO_REG, log_criterion
 from ._grow import choose
 from ._hist import HistPool, take_splits
 from ._hist_build import build_features
@@ -245,10 +245,10 @@ class CodedSplitter(HistPool):
         run(scan_nodes, k, work, self.pool, slots, scan, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes, rows,
             self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, None, True,
-            self.crit, False, self.min_samples_leaf, self.min_weight_leaf, None,
-            nodes.bounds[ids], self.no_seeds, int(max_features), self.fpool, c_proxy, c_nl,
-            c_thr, c_nc, c_bin, c_mgl, np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r,
-            NO_REG)
+            self.crit, log_criterion(True, self.crit), False, self.min_samples_leaf,
+            self.min_weight_leaf, None, nodes.bounds[ids], self.no_seeds, int(max_features),
+            self.fpool, c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl,
+            np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r, NO_REG)
         w_proxy, w_nl, _, w_nc = wide_tables[:4]
         tables = []
         for wide_t, coded_t in ((w_proxy, c_proxy), (w_nl, c_nl), (w_nc, c_nc)):

@@ -335,7 +335,7 @@ def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
 
 @JIT
 def _scan_segment(
-    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
+    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit, log_crit,
     min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, mono, f,
     lower, upper,
 ):
@@ -367,7 +367,9 @@ def _scan_segment(
 
     ``mono``, ``f``, ``lower``, ``upper``: the monotonic constraints (None: none, and
     numba prunes the check), the feature, and the node's bounds; a candidate that
-    breaks them is skipped (:func:`fastdt._criteria.monotone_ok`).
+    breaks them is skipped (:func:`fastdt._criteria.monotone_ok`). ``log_crit``:
+    :func:`fastdt._criteria.log_criterion` (None: gini or regression, and the other
+    scores are pruned from the loop).
     """
     best_num = -np.inf
     best_den = 1.0
@@ -441,12 +443,12 @@ def _scan_segment(
                     sq_r += rc * rc
                 num = sq_l * wr + sq_r * wl
                 den = wl * wr
-            elif is_clf:  # a literal task, as in fastdt._hist_scan._scan_bins
-                num, den = score_candidate(True, crit, left, total, wl, wr, sl, imp_node,
-                                           work, NO_REG)
-            else:
+            elif log_crit is None:  # regression; the log scores pruned (log_criterion)
                 num, den = score_candidate(False, crit, left, total, wl, wr, sl, imp_node,
                                            work, NO_REG)
+            else:  # entropy, log loss, gain ratio: a literal task, as in _hist_scan
+                num, den = score_candidate(True, log_crit, left, total, wl, wr, sl,
+                                           imp_node, work, NO_REG)
             if not num * best_den > best_num * den:
                 continue
             best_num = num
@@ -617,9 +619,9 @@ def _scan_categorical(
 @JIT
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, cuts, scan_stats,
-    scan_w, scan_imp, is_clf, crit, min_samples_leaf, min_weight_leaf, cats, present_only, rseed,
-    mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features, pool, out_proxy, out_nl,
-    out_thr, out_nonconst, out_mgl, out_cat, out_mae,
+    scan_w, scan_imp, is_clf, crit, log_crit, min_samples_leaf, min_weight_leaf, cats,
+    present_only, rseed, mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features,
+    pool, out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat, out_mae,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the tasks
     ``[lo, hi)`` (a feature and a group of nodes each, ``cuts``); or, when ``seeds`` has
@@ -651,8 +653,9 @@ def scan_features(
         outputs, so the result does not depend on how they are shared out.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
         Statistics, weight and impurity of each node to scan.
-    is_clf, crit, min_samples_leaf, min_weight_leaf
-        Task flag, criterion code and leaf minimums.
+    is_clf, crit, log_crit, min_samples_leaf, min_weight_leaf
+        Task flag, criterion code (and :func:`fastdt._criteria.log_criterion` of both)
+        and leaf minimums.
     cats : None, or int32 [F]
         Categories of each feature (0: numeric); None when every feature is numeric,
         and numba prunes the categorical scan before typing.
@@ -792,9 +795,9 @@ def scan_features(
                 else:
                     proxy, nl, thr, nonconst, mgl = _scan_segment(
                         xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                        scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
-                        left, work, miss, present_only, tot_p, mono, f, bounds[k, 0],
-                        bounds[k, 1],
+                        scan_w[k], scan_imp[k], is_clf, crit, log_crit, min_samples_leaf,
+                        min_weight_leaf, left, work, miss, present_only, tot_p, mono, f,
+                        bounds[k, 0], bounds[k, 1],
                     )
                 out_proxy[k, f] = proxy
                 out_nl[k, f] = nl

@@ -25,7 +25,8 @@ from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD
 from ._jit import INLINE, JIT
 from ._sampling import next_feature, start_order, visited_enough
-from ._criteria import missing_right_score, monotone_ok, score_candidate, split_threshold
+from ._criteria import (gini_fraction, missing_right_score, monotone_ok, score_candidate,
+                        split_threshold)
 
 
 @INLINE
@@ -86,7 +87,7 @@ def _stats_weight(is_clf, s):
 
 @JIT
 def _scan_bins(
-    h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, weighted,
+    h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, log_crit, weighted,
     min_samples_leaf, min_weight_leaf, left, work, miss, out_l, out_r, mono, f, lower,
     upper, reg,
 ):
@@ -104,6 +105,8 @@ def _scan_bins(
     ``lower``, ``upper``: the monotonic constraints (None: none) and the node's bounds,
     as :func:`fastdt._exact_scan._scan_segment`. ``reg``: the L2 and L1 regularisation of
     the squared-error score (:func:`fastdt._criteria.score_candidate`; boosting's).
+    ``log_crit``: :func:`fastdt._criteria.log_criterion` (None: gini or regression,
+    and the other scores are pruned from the loop).
     """
     n_stats = total.shape[0]
     qm = np.uint64(nb)
@@ -148,8 +151,11 @@ def _scan_bins(
                     # a literal task: each inlined copy keeps its task's arithmetic only,
                     # and the loop stays small (1.3x faster than one copy of both)
                     if is_clf:
-                        num, den = score_candidate(True, crit, left, total, wl, wr, sl,
-                                                   imp_node, work, reg)
+                        if log_crit is None:  # gini: the others pruned (log_criterion)
+                            num, den = gini_fraction(left, total, wl, wr)
+                        else:
+                            num, den = score_candidate(True, log_crit, left, total, wl, wr,
+                                                       sl, imp_node, work, reg)
                     else:
                         num, den = score_candidate(False, crit, left, total, wl, wr, sl,
                                                    imp_node, work, reg)
@@ -249,7 +255,7 @@ def _scan_categorical_bins(
 @JIT
 def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, rows, ycode, rstat, n_bins,
-    bin_lo, bin_hi, cats, is_clf, crit, weighted, min_samples_leaf,
+    bin_lo, bin_hi, cats, is_clf, crit, log_crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, out_proxy, out_nl, out_thr,
     out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg,
 ):
@@ -271,6 +277,7 @@ def scan_nodes(
     [k, F, W], zeros on entry) the left categories of categorical splits;
     ``out_l``/``out_r`` ([k, F, S]) the children's statistics. ``reg``: gradient
     boosting's ``(lambda, alpha)`` of the squared-error score (``NO_REG``: none).
+    ``log_crit``: :func:`fastdt._criteria.log_criterion` of the task and criterion.
     """
     n_features = codes.shape[0]
     n_stats = scan_stats.shape[1]
@@ -344,9 +351,9 @@ def scan_nodes(
             else:
                 proxy, nl, thr, nc, bb, mgl = _scan_bins(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
-                    scan_imp[k], is_clf, crit, weighted, min_samples_leaf, min_weight_leaf,
-                    left, work, miss, out_l[k, f], out_r[k, f],
-                    mono, f, bounds[k, 0], bounds[k, 1], reg,
+                    scan_imp[k], is_clf, crit, log_crit, weighted, min_samples_leaf,
+                    min_weight_leaf, left, work, miss, out_l[k, f], out_r[k, f], mono, f,
+                    bounds[k, 0], bounds[k, 1], reg,
                 )
             out_proxy[k, f] = proxy
             out_nl[k, f] = nl

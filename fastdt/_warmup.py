@@ -10,14 +10,13 @@ the compilation once and every later process loads the cache.
 Groups (:data:`GROUPS`), in order:
 
 =============  ============================================================================
-``exact``      exact fits (classification, regression, weights, ``max_leaf_nodes``,
-               ``max_features``, ``splitter="random"``, ``monotonic_cst``, coded
-               integer features,
-               ``criterion="absolute_error"``, several outputs) and the numeric
-               prediction kernels
-``hist``       histogram fits (binning, uint8 and uint16 codes; the partition of
-               nodes cut in pieces for threads; the routing of :mod:`fastdt.dask`'s
-               partitions)
+``exact``      exact fits (classification with gini and with entropy, regression,
+               weights, ``max_leaf_nodes``, ``max_features``, ``splitter="random"``,
+               ``monotonic_cst``, coded integer features, ``criterion="absolute_error"``,
+               several outputs) and the numeric prediction kernels
+``hist``       histogram fits (binning, uint8 and uint16 codes, gini and entropy; the
+               partition of nodes cut in pieces for threads; the routing of
+               :mod:`fastdt.dask`'s partitions)
 ``forest``     forests (each tree's in-bag rows taken from the prepared layout)
 ``sparse``     fits on ``scipy.sparse`` X (exact, random and histogram splits; skipped
                without scipy)
@@ -73,11 +72,15 @@ def _exact():
             fastdt.predict(t, X)
             fastdt.apply(t, X)
             value_batch(t.arrays, X, np.empty((X.shape[0], t.n_values)))  # public kernel
+        # entropy (log loss, gain ratio): the numeric scans' second signature
+        # (fastdt._criteria.log_criterion)
+        fastdt.fit(X, y, max_depth=3, criterion="entropy")
         # few-valued integer features, coded and scanned from histograms
         # (fastdt._exact_codes, from MIN_ROWS rows on), with and without missing values
         Xi, yi, _ = _data(dtype, n=MIN_ROWS)
         Xi = np.round(Xi * 3)
         fastdt.fit(Xi, yi, max_depth=3)
+        fastdt.fit(Xi, yi, max_depth=3, criterion="entropy")
         fastdt.fit(_with_holes(Xi, rng), yi, max_depth=3)
         for splitter in ("best", "random"):
             # several outputs (classification, regression), with missing values
@@ -97,6 +100,8 @@ def _hist():
         for max_bins in (16, 300):  # uint8 and uint16 codes
             for target in (y, X[:, 1].astype(np.float64)):
                 fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
+            fastdt.fit(X, y, max_depth=3, splitter="hist", max_bins=max_bins,
+                       criterion="entropy")
     from ._hist_build import route_codes, scatter_rows
 
     # the partition of nodes cut in pieces for threads: a fit of a few rows never does

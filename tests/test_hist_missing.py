@@ -131,7 +131,8 @@ def test_scan_bins_tries_missing_right_then_present_versus_missing_then_missing_
         total = h.sum(axis=0)
         w = total.sum()
         out_l, out_r = np.empty(2), np.empty(2)
-        res = _scan_bins.py_func(h, nb, lo, hi, total, w, int(w), 0.5, True, GINI, False, msl, 0.0,
+        res = _scan_bins.py_func(h, nb, lo, hi, total, w, int(w), 0.5, True, GINI, None, False,
+                                 msl, 0.0,
                          np.empty(2), np.empty(2), np.empty(2), out_l, out_r,
                          None, 0, -np.inf, np.inf, NO_REG)  # no constraint, no lambda
         return res, out_l, out_r
