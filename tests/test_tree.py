@@ -1053,3 +1053,69 @@ def test_fuzz_metadata(saved, tmp_path):
         np.savez(path, **_mutate_meta(rng, contents))
         _try(path, f"metadata mutation {i}", outcomes)
     assert not outcomes["failures"], "\n".join(outcomes["failures"][:50])
+
+
+# ------------------------------------------------------- the batch kernels' routing
+
+
+def _routing_trees():
+    """Trees with every kind of split and missing route: numeric with NaN learned,
+    categorical bitsets, surrogates, multiway (C4.5); and rows that take each route
+    (NaN, codes out of range or never seen)."""
+    rng = np.random.default_rng(3)
+    n = 400
+    X = rng.normal(size=(n, 4))
+    X[:, 2] = rng.integers(0, 6, n)  # a categorical feature
+    y = ((X[:, 0] > 0) ^ (X[:, 2] % 2 == 0)).astype(np.int64)
+    Xm = X.copy()
+    Xm[rng.random(X.shape) < 0.15] = np.nan
+    trees = [fastdt.fit(Xm, y, categorical_features=[2], random_state=0),
+             fastdt.fit(Xm, X[:, 1], categorical_features=[2], max_depth=6, random_state=0),
+             fastdt.fit(Xm, y, missing="surrogate", max_depth=6, random_state=0),
+             fastdt.fit(Xm, y, missing="surrogate", categorical_features=[2], max_depth=6,
+                        random_state=0),
+             fastdt.fit(np.column_stack([Xm[:, :3], np.abs(np.round(Xm[:, 3]))]), y,
+                        algorithm="c4.5", categorical_features=[2, 3])]
+    rows = np.vstack([Xm, rng.normal(scale=3.0, size=(100, 4))])
+    rows[-100:, 2] = rng.integers(-2, 9, 100)  # codes below, inside and beyond the range
+    rows[-50:, 3] = np.round(rows[-50:, 3]) * 7  # multiway codes never seen
+    return trees, np.ascontiguousarray(rows)
+
+
+def test_batch_kernels_route_as_leaf_index():
+    """``apply_batch`` (and ``value_batch``, the forest batch kernels over it) writes the
+    routing of ``child`` out; each must send every row where ``leaf_index`` does."""
+    from fastdt.ensemble.kernels import forest_apply_batch, forest_value_batch
+    from fastdt.kernels import apply_batch, value_batch
+
+    trees, X = _routing_trees()
+    kinds = set()
+    for tree in trees:
+        a = tree.arrays
+        kinds |= {"categorical" if (a.cat_offset >= 0).any() else "numeric",
+                  "surrogate" if a.surrogate_ptr[-1] else "no surrogate",
+                  "multiway" if ((a.cat_offset < 0) & (a.left != LEAF)
+                                 & (a.n_categories[a.feature] > 0)).any() else "binary"}
+        for Xd in (X, X.astype(np.float32)):
+            expected = _user_leaf_index(a, Xd)
+            out = np.empty(Xd.shape[0], dtype=np.int64)
+            apply_batch(a, Xd, out)
+            np.testing.assert_array_equal(out, expected)
+            vals = np.empty((Xd.shape[0], tree.n_values))
+            value_batch(a, Xd, vals)
+            np.testing.assert_array_equal(vals, tree.value[expected])
+    assert kinds == {"categorical", "numeric", "surrogate", "no surrogate", "multiway",
+                     "binary"}
+    forest = fastdt.fit_forest(np.where(np.isnan(X[:400]), 0.0, X[:400]),
+                               np.arange(400) % 2, n_estimators=3, random_state=0)
+    out = np.empty((X.shape[0], 3), dtype=np.int64)
+    forest_apply_batch(forest.arrays, forest.offsets, X, out)
+    vals = np.empty((X.shape[0], forest.value.shape[1]))
+    forest_value_batch(forest.arrays, forest.offsets, X, vals)
+    expected = np.zeros_like(vals)
+    for i in range(3):
+        t = forest.tree(i)
+        leaf = _user_leaf_index(t.arrays, X)
+        np.testing.assert_array_equal(out[:, i], leaf)
+        expected += t.value[leaf]
+    np.testing.assert_allclose(vals, expected / 3, rtol=0, atol=1e-15)

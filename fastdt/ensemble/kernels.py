@@ -35,7 +35,7 @@ on several threads (:mod:`fastdt._parallel`).
 import numpy as np
 
 from .._jit import INLINE, JIT
-from ..kernels import descend8, leaf_index
+from ..kernels import apply_batch, descend8, leaf_index
 from ..tree import TreeArrays
 
 __all__ = ["tree_arrays", "forest_leaf_index", "forest_value", "forest_apply_batch",
@@ -93,10 +93,11 @@ def forest_apply_batch(f, offsets, X, out):
     X : float32 or float64 [n, n_features]
     out : int64 [n, n_trees]
     """
+    leaf = np.empty(X.shape[0], dtype=np.int64)
     for i in range(offsets.shape[1] - 1):
-        t = tree_arrays(f, offsets, i)
+        apply_batch(tree_arrays(f, offsets, i), X, leaf)  # a call per tree: see apply_batch
         for r in range(X.shape[0]):
-            out[r, i] = leaf_index(t, X[r])
+            out[r, i] = leaf[r]
 
 
 @JIT
@@ -112,12 +113,13 @@ def forest_value_batch(f, offsets, X, out):
     """
     n_trees = offsets.shape[1] - 1
     out[:, :] = 0.0
+    leaf = np.empty(X.shape[0], dtype=np.int64)
     for i in range(n_trees):  # tree by tree: its nodes stay in the cache
         t = tree_arrays(f, offsets, i)
+        apply_batch(t, X, leaf)  # a call per tree: see fastdt.kernels.apply_batch
         for r in range(X.shape[0]):
-            leaf = leaf_index(t, X[r])
             for c in range(out.shape[1]):
-                out[r, c] += t.value[leaf, c]
+                out[r, c] += t.value[leaf[r], c]
     out /= n_trees
 
 
