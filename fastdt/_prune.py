@@ -28,7 +28,7 @@ import numpy as np
 
 from ._config import LEAF
 from ._jit import JIT
-from .kernels import child
+from .kernels import apply_batch, decision_path_batch
 
 
 @JIT
@@ -233,11 +233,11 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
     """
     n_steps = out.shape[0] - 1
     diff = np.zeros(n_steps + 2)
+    indptr, indices = _paths(t, X)
     for i in range(X.shape[0]):
-        x = X[i]
-        node = np.int64(0)  # not Literal[int](0): _row_loss would compile twice
         hi = n_steps + 1  # the nodes above serve k >= hi
-        while True:
+        for p in range(indptr[i], indptr[i + 1]):
+            node = indices[p]
             if t.left[node] == LEAF:
                 loss = w[i] * _row_loss(node_pred, node, y[i], is_clf)
                 diff[0] += loss
@@ -249,7 +249,6 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
                 diff[s] += loss
                 diff[hi] -= loss
                 hi = s
-            node = child(t, node, x)
     acc = 0.0
     for k in range(n_steps + 1):
         acc += diff[k]
@@ -261,14 +260,26 @@ def node_losses(t, X, y, w, node_pred, is_clf, out):
     """``out[node]`` = weighted loss of the rows of ``X`` whose path passes ``node``,
     were ``node`` a leaf (every node of every path, root to leaf)."""
     out[:] = 0.0
+    indptr, indices = _paths(t, X)
     for i in range(X.shape[0]):
-        x = X[i]
-        node = np.int64(0)
-        while True:
+        for p in range(indptr[i], indptr[i + 1]):
+            node = indices[p]
             out[node] += w[i] * _row_loss(node_pred, node, y[i], is_clf)
-            if t.left[node] == LEAF:
-                break
-            node = child(t, node, x)
+
+
+@JIT
+def _paths(t, X):
+    """CSR ``(indptr, indices)`` of the nodes each row of ``X`` visits, root first
+    (:func:`fastdt.kernels.decision_path_batch`: the walk with the node arrays taken out
+    of ``t`` once; a call of :func:`fastdt.kernels.child` per node costs far more)."""
+    leaf = np.empty(X.shape[0], dtype=np.int64)
+    apply_batch(t, X, leaf)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    for i in range(X.shape[0]):
+        indptr[i + 1] = indptr[i] + t.depth[leaf[i]] + 1
+    indices = np.empty(indptr[X.shape[0]], dtype=np.int64)
+    decision_path_batch(t, X, indptr, indices)
+    return indptr, indices
 
 
 @JIT

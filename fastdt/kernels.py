@@ -108,6 +108,21 @@ def leaf_index(t, x):
 def apply_batch(t, X, out):
     """``out[i] = leaf_index(t, X[i])`` for every row of ``X`` (serial; threads run blocks of rows).
 
+    Parameters
+    ----------
+    t : TreeArrays
+    X : float32 or float64 [n, n_features]
+    out : int64 [n]
+    """
+    _walk(t, X, out, None, None)
+
+
+@JIT
+def _walk(t, X, out, starts, indices):
+    """The leaf of every row of ``X`` into ``out``; with ``indices`` (else None), also the
+    nodes each row visits, root first, from ``indices[starts[i]]`` on
+    (:func:`decision_path_batch`).
+
     The routing of :func:`child` (and :func:`go_left`, :func:`in_bitset`,
     :func:`_missing_left`, :func:`heaviest_child`) is written out in the loop, with the
     node arrays taken out of ``t`` once: a call that takes ``t`` (a tuple of 17 arrays)
@@ -115,12 +130,6 @@ def apply_batch(t, X, out):
     node that cost about 40 times the walk itself (2.1 against 80 ms for 32,561 Adult
     rows through a 31-leaf tree, one thread). ``tests/test_tree.py`` checks the two
     agree on every kind of split.
-
-    Parameters
-    ----------
-    t : TreeArrays
-    X : float32 or float64 [n, n_features]
-    out : int64 [n]
     """
     feature, threshold, left, right = t.feature, t.threshold, t.left, t.right
     cat_offset, cat_bitsets, n_categories = t.cat_offset, t.cat_bitsets, t.n_categories
@@ -129,6 +138,9 @@ def apply_batch(t, X, out):
     s_threshold, s_left = t.surrogate_threshold, t.surrogate_left_if_le
     for i in range(X.shape[0]):
         node = np.int64(0)
+        if indices is not None:
+            p = starts[i]
+            indices[p] = 0
         while left[node] != LEAF:
             f = feature[node]
             v = X[i, f]
@@ -136,28 +148,31 @@ def apply_batch(t, X, out):
             nc = n_categories[f]
             if co < 0 and nc > 0:  # multiway: a child per category (child)
                 if np.isnan(v) or v < 0 or v >= nc:  # the heaviest child
-                    best = np.int64(left[node])
+                    nxt = np.int64(left[node])
                     for c in range(left[node] + 1, right[node] + 1):
-                        if weighted[c] > weighted[best]:
-                            best = c
-                    node = best
+                        if weighted[c] > weighted[nxt]:
+                            nxt = c
                 else:
-                    node = left[node] + np.int64(v)
-                continue
-            if np.isnan(v) or (co >= 0 and (v < 0 or v >= nc)):  # _missing_left
-                go = missing_go_left[node] == 1
-                for s in range(s_ptr[node], s_ptr[node + 1]):
-                    u = X[i, s_feature[s]]
-                    if not np.isnan(u):
-                        go = (u <= s_threshold[s]) == (s_left[s] == 1)
-                        break
-            elif co >= 0:  # in_bitset
-                code = np.int64(v)
-                word = cat_bitsets[co + (code >> 6)]
-                go = (word >> np.uint64(code & 63)) & np.uint64(1) == np.uint64(1)
+                    nxt = left[node] + np.int64(v)
             else:
-                go = v <= threshold[node]
-            node = left[node] if go else right[node]
+                if np.isnan(v) or (co >= 0 and (v < 0 or v >= nc)):  # _missing_left
+                    go = missing_go_left[node] == 1
+                    for s in range(s_ptr[node], s_ptr[node + 1]):
+                        u = X[i, s_feature[s]]
+                        if not np.isnan(u):
+                            go = (u <= s_threshold[s]) == (s_left[s] == 1)
+                            break
+                elif co >= 0:  # in_bitset
+                    code = np.int64(v)
+                    word = cat_bitsets[co + (code >> 6)]
+                    go = (word >> np.uint64(code & 63)) & np.uint64(1) == np.uint64(1)
+                else:
+                    go = v <= threshold[node]
+                nxt = np.int64(left[node] if go else right[node])
+            node = nxt
+            if indices is not None:
+                p += 1
+                indices[p] = node
         out[i] = node
 
 
@@ -187,19 +202,12 @@ def decision_path_batch(t, X, indptr, indices):
     t : TreeArrays
     X : float32 or float64 [n, n_features]
     indptr : int64 [n + 1]
-        ``indptr[i + 1] - indptr[i]`` must be ``depth[leaf_i] + 1`` (see
-        :func:`path_lengths`); ``indptr[0] = 0``.
+        ``indptr[i + 1] - indptr[i]`` must be ``depth[leaf_i] + 1`` (as
+        :func:`fastdt._predict.decision_path` sets it); ``indptr[0] = 0``.
     indices : int64 [indptr[n]]
         Output: node ids of each row's path, root first.
     """
-    for i in range(X.shape[0]):
-        node = np.int64(0)
-        p = indptr[i]
-        indices[p] = 0
-        while t.left[node] != LEAF:
-            node = child(t, node, X[i])
-            p += 1
-            indices[p] = node
+    _walk(t, X, np.empty(X.shape[0], dtype=np.int64), indptr, indices)
 
 
 # ----------------------------------------------------------------- fast batch traversal

@@ -1082,11 +1082,26 @@ def _routing_trees():
     return trees, np.ascontiguousarray(rows)
 
 
+@numba.njit
+def _user_paths(t, X, indptr):
+    out = np.empty(indptr[-1], dtype=np.int64)
+    for i in range(X.shape[0]):
+        p = indptr[i]
+        node = np.int64(0)
+        out[p] = node
+        while t.left[node] != LEAF:
+            node = fastdt.kernels.child(t, node, X[i])
+            p += 1
+            out[p] = node
+    return out
+
+
 def test_batch_kernels_route_as_leaf_index():
-    """``apply_batch`` (and ``value_batch``, the forest batch kernels over it) writes the
-    routing of ``child`` out; each must send every row where ``leaf_index`` does."""
+    """``apply_batch`` (and ``value_batch``, ``decision_path_batch``, the forest batch
+    kernels over it) writes the routing of ``child`` out; each must send every row where
+    ``leaf_index`` and ``child`` do."""
     from fastdt.ensemble.kernels import forest_apply_batch, forest_value_batch
-    from fastdt.kernels import apply_batch, value_batch
+    from fastdt.kernels import apply_batch, decision_path_batch, value_batch
 
     trees, X = _routing_trees()
     kinds = set()
@@ -1104,6 +1119,11 @@ def test_batch_kernels_route_as_leaf_index():
             vals = np.empty((Xd.shape[0], tree.n_values))
             value_batch(a, Xd, vals)
             np.testing.assert_array_equal(vals, tree.value[expected])
+            indptr = np.zeros(Xd.shape[0] + 1, dtype=np.int64)
+            np.cumsum(tree.depth[expected].astype(np.int64) + 1, out=indptr[1:])
+            indices = np.empty(indptr[-1], dtype=np.int64)
+            decision_path_batch(a, Xd, indptr, indices)
+            np.testing.assert_array_equal(indices, _user_paths(a, Xd, indptr))
     assert kinds == {"categorical", "numeric", "surrogate", "no surrogate", "multiway",
                      "binary"}
     forest = fastdt.fit_forest(np.where(np.isnan(X[:400]), 0.0, X[:400]),
