@@ -189,6 +189,35 @@ def test_unseen_category_follows_the_missing_direction():
     assert (fastdt.apply(tree, missing) == expected).all()
 
 
+
+def test_category_columns_predict_as_their_values():
+    """A pandas category column is read through its categories' codes at predict time
+    (one lookup per category): its order, unseen categories and missing values must give
+    what the same values give in an object column."""
+    rng = np.random.default_rng(8)
+    df, y = _frame(rng)
+    df["colour"] = df["colour"].astype("category")
+    tree = fastdt.fit(df, y, random_state=0)
+    new, _ = _frame(np.random.default_rng(9), n=300)
+    new.loc[::7, "colour"] = "purple"  # never seen
+    new.loc[::11, "colour"] = None
+    new["size"] = new["size"].astype(object)
+    new.loc[::13, "size"] = None
+    as_objects = new.astype({"colour": object, "size": object})
+    for cats in (["purple", "red", "green", "blue", "black"], ["black", "red", "purple"]):
+        as_cats = new.assign(colour=new["colour"].where(new["colour"].isin(cats)))
+        as_cats = as_cats.astype({"colour": pd.CategoricalDtype(cats),  # other orders
+                                  "size": pd.CategoricalDtype(["L", "S", "M", "XL"])})
+        back = as_cats.astype({"colour": object, "size": object})  # the same values
+        assert (back["colour"] == "purple").any() == ("purple" in cats)
+        np.testing.assert_array_equal(fastdt.apply(tree, as_cats), fastdt.apply(tree, back))
+        np.testing.assert_array_equal(fastdt.predict_proba(tree, as_cats),
+                                      fastdt.predict_proba(tree, back))
+    np.testing.assert_array_equal(
+        fastdt.apply(tree, as_objects),
+        fastdt.apply(tree, new.astype({"colour": "category", "size": "category"})))
+
+
 def test_categorical_features_by_index_name_and_mask():
     rng = np.random.default_rng(4)
     df, y = _frame(rng)
