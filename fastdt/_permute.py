@@ -23,7 +23,7 @@ from numba import prange
 
 from ._config import LEAF
 from ._jit import JIT, PJIT
-from .kernels import child, fractional_values, stack_size
+from .kernels import fractional_values, stack_size, walk_batch
 
 
 @JIT
@@ -88,22 +88,29 @@ def permuted_predictions(t, X, f, rows, starts, col, node_pred, is_clf, fraction
     size = stack_size(t)
     block = 256
     for blk in prange((k + block - 1) // block):
-        x = np.empty(X.shape[1], dtype=X.dtype)
-        s_node = np.empty(size, dtype=np.int64)
-        s_w = np.empty(size)
-        vals = np.empty(t.value.shape[1])
-        for j in range(blk * block, min(k, (blk + 1) * block)):
-            i = rows[j]
-            x[:] = X[i]
-            x[f] = col[j]
-            if fractional:
+        lo, hi = blk * block, min(k, (blk + 1) * block)
+        if fractional:
+            x = np.empty(X.shape[1], dtype=X.dtype)
+            s_node = np.empty(size, dtype=np.int64)
+            s_w = np.empty(size)
+            vals = np.empty(t.value.shape[1])
+            for j in range(lo, hi):
+                i = rows[j]
+                x[:] = X[i]
+                x[f] = col[j]
                 fractional_values(t, x, s_node, s_w, vals)
                 out[i] = np.argmax(vals) if is_clf else vals[0]
-                continue
-            node = starts[j]
-            while t.left[node] != LEAF:
-                node = child(t, node, x)
-            out[i] = node_pred[node]
+            continue
+        # the block's rows, shuffled, walked in one call (a call per node that takes t
+        # costs far more: see fastdt.kernels.apply_batch)
+        xb = np.empty((hi - lo, X.shape[1]), dtype=X.dtype)
+        for j in range(lo, hi):
+            xb[j - lo] = X[rows[j]]
+            xb[j - lo, f] = col[j]
+        leaf = np.empty(hi - lo, dtype=np.int64)
+        walk_batch(t, xb, leaf, None, None, starts[lo:hi])
+        for j in range(lo, hi):
+            out[rows[j]] = node_pred[leaf[j - lo]]
 
 
 @PJIT

@@ -114,14 +114,15 @@ def apply_batch(t, X, out):
     X : float32 or float64 [n, n_features]
     out : int64 [n]
     """
-    _walk(t, X, out, None, None)
+    walk_batch(t, X, out, None, None, None)
 
 
 @JIT
-def _walk(t, X, out, starts, indices):
+def walk_batch(t, X, out, starts, indices, roots):
     """The leaf of every row of ``X`` into ``out``; with ``indices`` (else None), also the
     nodes each row visits, root first, from ``indices[starts[i]]`` on
-    (:func:`decision_path_batch`).
+    (:func:`decision_path_batch`); with ``roots`` (else None), row ``i`` starts at node
+    ``roots[i]`` instead of the root (:func:`fastdt._permute.permuted_predictions`).
 
     The routing of :func:`child` (and :func:`go_left`, :func:`in_bitset`,
     :func:`_missing_left`, :func:`heaviest_child`) is written out in the loop, with the
@@ -137,7 +138,10 @@ def _walk(t, X, out, starts, indices):
     s_ptr, s_feature = t.surrogate_ptr, t.surrogate_feature
     s_threshold, s_left = t.surrogate_threshold, t.surrogate_left_if_le
     for i in range(X.shape[0]):
-        node = np.int64(0)
+        if roots is None:
+            node = np.int64(0)
+        else:
+            node = np.int64(roots[i])
         if indices is not None:
             p = starts[i]
             indices[p] = 0
@@ -207,7 +211,7 @@ def decision_path_batch(t, X, indptr, indices):
     indices : int64 [indptr[n]]
         Output: node ids of each row's path, root first.
     """
-    _walk(t, X, np.empty(X.shape[0], dtype=np.int64), indptr, indices)
+    walk_batch(t, X, np.empty(X.shape[0], dtype=np.int64), indptr, indices, None)
 
 
 # ----------------------------------------------------------------- fast batch traversal
