@@ -341,6 +341,9 @@ def fractional_values(t, x, s_node, s_w, out):
         Scratch: the stack of pending branches.
     out : float64 [n_values]
         Output.
+
+    A present value's route is :func:`child`'s, written out: a call per node that
+    takes ``t`` costs far more than the step (see :func:`walk_batch`).
     """
     out[:] = 0.0
     s_node[0] = 0
@@ -364,8 +367,22 @@ def fractional_values(t, x, s_node, s_w, out):
                     top += 1
                 w = w * (t.weighted_n_node_samples[lc] / wn)
                 node = lc
+            elif t.cat_offset[node] < 0 and t.n_categories[f] > 0:  # multiway, as child
+                if v < 0 or v >= t.n_categories[f]:  # the heaviest child
+                    lc = t.left[node]
+                    for c in range(t.left[node] + 1, t.right[node] + 1):
+                        if t.weighted_n_node_samples[c] > t.weighted_n_node_samples[lc]:
+                            lc = c
+                    node = lc
+                else:
+                    node = t.left[node] + np.int64(v)
+            elif t.cat_offset[node] >= 0:  # in_bitset, written out as in walk_batch
+                code = np.int64(v)
+                word = t.cat_bitsets[t.cat_offset[node] + (code >> 6)]
+                go = (word >> np.uint64(code & 63)) & np.uint64(1) == np.uint64(1)
+                node = t.left[node] if go else t.right[node]
             else:
-                node = child(t, node, x)
+                node = t.left[node] if v <= t.threshold[node] else t.right[node]
         for c in range(out.shape[0]):
             out[c] += w * t.value[node, c]
 
