@@ -8,8 +8,9 @@ is made, and most of the routing is skipped:
   ``x[f]`` is, down to the first node on it that reads ``f`` (splits on ``f`` or has a
   surrogate split on ``f``; :func:`first_reader`). A row with no such node keeps its
   unshuffled prediction; the others are routed from that node, not from the root;
-* :func:`permuted_predictions` copies each such row into a small per-thread buffer,
-  swaps in the shuffled value and routes the buffer from that node;
+* :func:`permuted_predictions` copies such rows, a block of 256 at a time, into a
+  buffer of the thread's, swaps in the shuffled values and routes the block from those
+  nodes in one call (:func:`fastdt.kernels.walk_batch`; fractional trees row by row);
   :func:`permuted_numeric` does the same for the trees and data that
   :func:`fastdt.kernels.apply_numeric_batch` handles (numeric splits only, no NaN),
   branch-free and four rows at a time, without a buffer: about three times faster.
@@ -102,7 +103,7 @@ def permuted_predictions(t, X, f, rows, starts, col, node_pred, is_clf, fraction
                 out[i] = np.argmax(vals) if is_clf else vals[0]
             continue
         # the block's rows, shuffled, walked in one call (a call per node that takes t
-        # costs far more: see fastdt.kernels.apply_batch)
+        # costs far more: see fastdt.kernels.walk_batch)
         xb = np.empty((hi - lo, X.shape[1]), dtype=X.dtype)
         for j in range(lo, hi):
             xb[j - lo] = X[rows[j]]
