@@ -28,7 +28,6 @@ import numpy as np
 
 from ._config import LEAF
 from ._jit import JIT
-from .kernels import apply_batch, decision_path_batch
 
 
 @JIT
@@ -209,8 +208,8 @@ def _row_loss(node_pred, node, y, is_clf):
 
 
 @JIT
-def path_losses(t, X, y, w, node_pred, is_clf, step, out):
-    """Weighted loss of rows ``X`` after every prefix of a pruning path, in one pass.
+def path_losses(indptr, indices, y, w, node_pred, is_clf, step, out):
+    """Weighted loss of some rows after every prefix of a pruning path, in one pass.
 
     After ``k`` prunings a row is predicted by the shallowest node of its path that
     one of them turned into a leaf (``1 <= step[node] <= k``), else by its leaf. Walking
@@ -219,8 +218,8 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
 
     Parameters
     ----------
-    t : TreeArrays
-    X : float32 or float64 [n, n_features]
+    indptr, indices : int64 [n + 1], int64 [indptr[n]]
+        The rows' paths, root to leaf (:func:`fastdt._predict.decision_path`).
     y, w : float64 [n]
         Targets (class codes for classification) and weights.
     node_pred : float64 [n_nodes]
@@ -233,12 +232,11 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
     """
     n_steps = out.shape[0] - 1
     diff = np.zeros(n_steps + 2)
-    indptr, indices = _paths(t, X)
-    for i in range(X.shape[0]):
+    for i in range(indptr.shape[0] - 1):
         hi = n_steps + 1  # the nodes above serve k >= hi
         for p in range(indptr[i], indptr[i + 1]):
             node = indices[p]
-            if t.left[node] == LEAF:
+            if p == indptr[i + 1] - 1:  # the leaf
                 loss = w[i] * _row_loss(node_pred, node, y[i], is_clf)
                 diff[0] += loss
                 diff[hi] -= loss
@@ -256,30 +254,15 @@ def path_losses(t, X, y, w, node_pred, is_clf, step, out):
 
 
 @JIT
-def node_losses(t, X, y, w, node_pred, is_clf, out):
-    """``out[node]`` = weighted loss of the rows of ``X`` whose path passes ``node``,
-    were ``node`` a leaf (every node of every path, root to leaf)."""
+def node_losses(indptr, indices, y, w, node_pred, is_clf, out):
+    """``out[node]`` = weighted loss of the rows whose path passes ``node``, were ``node``
+    a leaf (every node of every path, root to leaf; ``indptr``, ``indices``: the rows'
+    paths, :func:`fastdt._predict.decision_path`)."""
     out[:] = 0.0
-    indptr, indices = _paths(t, X)
-    for i in range(X.shape[0]):
+    for i in range(indptr.shape[0] - 1):
         for p in range(indptr[i], indptr[i + 1]):
             node = indices[p]
             out[node] += w[i] * _row_loss(node_pred, node, y[i], is_clf)
-
-
-@JIT
-def _paths(t, X):
-    """CSR ``(indptr, indices)`` of the nodes each row of ``X`` visits, root first
-    (:func:`fastdt.kernels.decision_path_batch`: the walk with the node arrays taken out
-    of ``t`` once; a call of :func:`fastdt.kernels.child` per node costs far more)."""
-    leaf = np.empty(X.shape[0], dtype=np.int64)
-    apply_batch(t, X, leaf)
-    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
-    for i in range(X.shape[0]):
-        indptr[i + 1] = indptr[i] + t.depth[leaf[i]] + 1
-    indices = np.empty(indptr[X.shape[0]], dtype=np.int64)
-    decision_path_batch(t, X, indptr, indices)
-    return indptr, indices
 
 
 @JIT

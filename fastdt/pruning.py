@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _engine, _input
-from ._predict import X_for, single_output
+from ._predict import X_for, decision_path, single_output
 from ._config import LEAF
 from .export import _tree_of
 from .tree import Tree, bfs_order, binary_only, empty_extras
@@ -223,7 +223,8 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
         warnings.simplefilter("ignore", _input.NumericLookingColumnWarning)
         Xa, categories = _input.check_X_fit(X, fit_params.get("categorical_features"))
     n = Xa.shape[0]
-    if full.params.get("missing") == "fractional" and np.isnan(Xa).any():
+    has_nan = bool(np.isnan(Xa).any())  # of every fold's rows: they take the general walk
+    if full.params.get("missing") == "fractional" and has_nan:
         raise ValueError("ccp_cv cannot score missing='fractional' trees on rows with "
                          "missing values (they are predicted down both branches)")
     if is_clf:
@@ -242,10 +243,10 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
                           params)[0]
         t_alphas, _, _, step = _weakest_link(t, np.inf)
         loss = np.empty(t_alphas.shape[0])
-        Xte = np.ascontiguousarray(Xa[te])
         from ._prune import path_losses
 
-        path_losses(t.arrays, Xte, target_f[te], sw[te], _node_predictions(t), is_clf,
+        indptr, indices = decision_path(t, np.ascontiguousarray(Xa[te]), has_nan)
+        path_losses(indptr, indices, target_f[te], sw[te], _node_predictions(t), is_clf,
                     step, loss)
         score = _score(loss, target_f[te], sw[te], is_clf)
         # a candidate prunes the fold tree up to its first path alpha above it
@@ -304,7 +305,7 @@ def prune_reduced_error(tree, X_val, y_val, *, sample_weight=None):
     leaf_loss = np.empty(tree.node_count)
     from ._prune import node_losses, reduced_error
 
-    node_losses(tree.arrays, Xa, target, sw, node_pred, is_clf, leaf_loss)
+    node_losses(*decision_path(tree, Xa, has_nan), target, sw, node_pred, is_clf, leaf_loss)
     keep = np.empty(tree.node_count, dtype=np.uint8)
     reduced_error(tree.left, leaf_loss, keep)
     return _subtree(tree, keep, pruning="reduced_error")
