@@ -242,12 +242,14 @@ class CodedSplitter(HistPool):
             np.empty((k, n_c, self.n_stats)))
         # stored histograms cost a pass over their bins; the others one over their rows
         work = int(np.where(slots >= 0, self.n_bins_max, n_rows).sum()) * n_c
+        # in_order: the coded features are scanned by index, as choose picks when all compete
         run(scan_nodes, k, work, self.pool, slots, scan, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes, rows,
             self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, None, True,
             self.crit, log_criterion(True, self.crit), False, self.min_samples_leaf,
             self.min_weight_leaf, None, nodes.bounds[ids], self.no_seeds, int(max_features),
-            self.fpool, c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl,
+            self.fpool, bool(max_features >= self.n_features), c_proxy, c_nl, c_thr, c_nc,
+            c_bin, c_mgl,
             np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r, NO_REG)
         w_proxy, w_nl, _, w_nc = wide_tables[:4]
         tables = []

@@ -224,6 +224,19 @@ def drawn_scan(splitter, ids, rng, max_features, t_proxy, t_nl, t_nc):
     return pool_of(splitter), feature_seeds(rng[0], ids)
 
 
+def in_order(seeds, max_features, splitter):
+    """Whether a scan that visits the features as :func:`drawn_scan` says (each node's own
+    order with ``seeds``, else every feature by index) visits them in the order
+    :func:`choose` then picks the winner in: its sampler's order (``max_features`` below
+    the tree's features), or every feature by index (all of them compete, no pool of the
+    tree's own). Then only a feature beating every feature scanned before it can win
+    (ties keep the first), and a scan needs the children's statistics of those only
+    (:func:`fastdt._hist_scan.scan_nodes`)."""
+    if seeds.shape[0] > 0:
+        return bool(max_features < pool_of(splitter).shape[0])
+    return bool(max_features >= splitter.n_features and splitter.feature_pool is None)
+
+
 # ------------------------------------------------------------------------ the driver
 
 

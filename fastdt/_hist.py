@@ -47,7 +47,7 @@ import numpy as np
 
 from ._config import HIST_POOL_BYTES
 from ._criteria import NO_REG, log_criterion
-from ._grow import Splits, choose, drawn_scan, node_ranges
+from ._grow import Splits, choose, drawn_scan, in_order, node_ranges
 from ._hist_build import (build_features, mark_sides, partition_rows, regression_rows,
                           scatter_rows)
 from ._hist_scan import scan_nodes
@@ -269,8 +269,8 @@ class HistSplitter(HistPool):
             self.codes, self.rows, self.ycode, self.rstat, self.n_bins, self.bin_lo,
             self.bin_hi, self.cats, self.is_clf, self.crit, self.log_crit, self.weighted,
             self.min_samples_leaf, self.min_weight_leaf, self.mono, nodes.bounds[ids],
-            seeds, int(max_features), pool, t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat,
-            t_l, t_r, self.reg)
+            seeds, int(max_features), pool, in_order(seeds, max_features, self), t_proxy, t_nl,
+            t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)

@@ -124,17 +124,18 @@ def _hist(rows):
 def test_scan_bins_tries_missing_right_then_present_versus_missing_then_missing_left():
     from fastdt._config import GINI
     from fastdt._criteria import NO_REG
-    from fastdt._hist_scan import _scan_bins
+    from fastdt._hist_scan import _children, _scan_bins
 
     def scan(h, nb, msl=1):
         lo = hi = np.arange(float(nb))
         total = h.sum(axis=0)
         w = total.sum()
-        out_l, out_r = np.empty(2), np.empty(2)
+        out_l, out_r, miss = np.empty(2), np.empty(2), np.empty(2)
         res = _scan_bins.py_func(h, nb, lo, hi, total, w, int(w), 0.5, True, GINI, None, False,
-                                 msl, 0.0,
-                         np.empty(2), np.empty(2), np.empty(2), out_l, out_r,
-                         None, 0, -np.inf, np.inf, NO_REG)  # no constraint, no lambda
+                                 msl, 0.0, np.empty(2), np.empty(2), miss,
+                                 None, 0, -np.inf, np.inf, NO_REG)  # no constraint, no lambda
+        if res[1] > 0:  # the children of the split found
+            _children.py_func(h, nb, res[4], res[5], miss, True, False, out_l, out_r)
         return res, out_l, out_r
 
     # values 0, 1 | 2 | missing: class 1 sits at 2 and in the missing bin
