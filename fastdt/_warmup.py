@@ -18,6 +18,8 @@ Groups (:data:`GROUPS`), in order:
                partition of nodes cut in pieces for threads; the routing of
                :mod:`fastdt.dask`'s partitions)
 ``forest``     forests (each tree's in-bag rows taken from the prepared layout)
+``boosting``   gradient boosting (weighted histogram trees with regularised gains, the
+               log-loss kernel)
 ``sparse``     fits on ``scipy.sparse`` X (exact, random and histogram splits; skipped
                without scipy)
 ``categorical`` categorical features and missing values (``missing="learn"``), every
@@ -137,6 +139,16 @@ def _forest():
         forest_value(f, offsets, X[0], np.empty(forest.value.shape[1]))
 
 
+def _boosting():
+    import fastdt
+
+    X, y, _ = _data(np.float32)
+    for target, loss in ((y, "log_loss"), (X[:, 1].astype(np.float64), "squared_error")):
+        model = fastdt.fit_boosting(X, target, loss=loss, max_iter=2, max_leaf_nodes=4,
+                                    early_stopping=False, random_state=0)
+        fastdt.predict(model, X)
+
+
 def _sparse():
     try:
         import scipy.sparse as sp
@@ -247,6 +259,7 @@ GROUPS = {
     "exact": ("exact fits and numeric prediction", _exact),
     "hist": ("histogram fits", _hist),
     "forest": ("forests", _forest),
+    "boosting": ("gradient boosting (Newton trees on histograms, log-loss)", _boosting),
     "sparse": ("fits on sparse X", _sparse),
     "categorical": ("categorical features, missing values learned", _categorical),
     "missing": ("missing='fractional' and 'surrogate'", _missing),

@@ -59,6 +59,27 @@ def test_gradients_and_hessians_are_the_loss_derivatives(name, task, k):
             assert h[i, c] == pytest.approx(num_h, rel=1e-3, abs=1e-5)
 
 
+def test_binary_logloss_in_one_pass_is_numpys_formulas():
+    """The one-pass kernel (gradients, hessians, loss) against the numpy formulas, with
+    scores far out in both tails (no overflow), over enough rows to run on threads."""
+    from fastdt.ensemble._losses import _sigmoid, _weighted_mean
+
+    rng = np.random.default_rng(5)
+    n = 120_000
+    raw = rng.normal(scale=4.0, size=(n, 1))
+    raw[:4, 0] = [-800.0, 800.0, 0.0, -0.0]
+    y = rng.integers(0, 2, n).astype(float)
+    w = rng.uniform(0.5, 2.0, n)
+    loss = get_loss("log_loss", "classification", 2)
+    g, h, value = loss.gradient_hessian_value(y, raw, w)
+    p = _sigmoid(raw[:, 0])
+    np.testing.assert_allclose(g[:, 0], w * (p - y), rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(h[:, 0], w * p * (1.0 - p), rtol=1e-14, atol=1e-300)
+    assert value == pytest.approx(_weighted_mean(loss.rows(y, raw), w), rel=1e-14)
+    assert np.isfinite(g).all() and np.isfinite(h).all() and np.isfinite(value)
+    assert (loss.gradient_hessian(y, raw, w)[0] == g).all() and loss.value(y, raw, w) == value
+
+
 @pytest.mark.parametrize("name,task,k", _LOSSES, ids=lambda v: str(v))
 def test_baseline_minimises_the_loss(name, task, k):
     loss, y, w, _ = _case(name, task, k, seed=2, n=200)

@@ -11,6 +11,9 @@ or class codes for log-loss), with per-row weights ``w``. A loss gives:
 * ``value(y, raw, w)``: the weighted mean loss (what ``verbose`` and early stopping
   report), the weighted mean of ``rows(y, raw)``, each row's loss (Huber's has no
   ``rows``: its ``delta`` is a quantile over all of them);
+* ``gradient_hessian_value(y, raw, w)``: ``gradient_hessian`` and ``value`` at once (binary
+  log-loss: one pass over the rows on threads, :mod:`fastdt.ensemble._loss_kernels`;
+  the boosting loop takes each round's training loss from the next round's gradients);
 * ``link(raw)``: predictions from raw scores (probabilities ``[n, n_classes]``, or the
   predicted values ``[n]``).
 
@@ -80,10 +83,17 @@ def _softmax(raw):
 
 
 class _Loss:
-    """``value`` from ``rows``: each row's loss (``value`` is their weighted mean)."""
+    """``value`` from ``rows``: each row's loss (``value`` is their weighted mean; Huber's
+    has a ``value`` of its own)."""
 
     def value(self, y, raw, w):
         return _weighted_mean(self.rows(y, raw), w)
+
+    def gradient_hessian_value(self, y, raw, w):
+        """``gradient_hessian`` and ``value`` at the same scores (a loss may compute
+        them in one pass)."""
+        g, h = self.gradient_hessian(y, raw, w)
+        return g, h, self.value(y, raw, w)
 
 
 class SquaredError(_Loss):
@@ -147,7 +157,7 @@ class Pinball(AbsoluteError):
         return np.where(d >= 0, self.q * d, (self.q - 1.0) * d)
 
 
-class Huber:
+class Huber(_Loss):
     """Huber's loss (scikit-learn's ``GradientBoostingRegressor`` one): squared error for
     residuals up to ``delta``, absolute error beyond, where ``delta`` is the ``q``-quantile
     of the absolute residuals at the current scores (recomputed every round). Hessian 1
@@ -262,9 +272,24 @@ class BinaryLogLoss(_Loss):
     constant_hessian = False
     leaf_quantile = None
 
+    def gradient_hessian_value(self, y, raw, w):
+        """``(g, h, value)`` in one pass over the rows, on threads
+        (:func:`fastdt.ensemble._loss_kernels.binary_logloss`)."""
+        from .._parallel import run_rows
+        from ._loss_kernels import binary_logloss
+
+        n = y.shape[0]
+        g, h, loss = np.empty((n, 1)), np.empty((n, 1)), np.empty(n)
+        r, w = np.ascontiguousarray(raw[:, 0]), np.ascontiguousarray(w, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        run_rows(binary_logloss, n, 30 * n, (), y, r, w, g[:, 0], h[:, 0], loss)
+        return g, h, _weighted_mean(loss, w)
+
     def gradient_hessian(self, y, raw, w):
-        p = _sigmoid(raw[:, 0])
-        return (w * (p - y))[:, None], (w * p * (1.0 - p))[:, None]
+        return self.gradient_hessian_value(y, raw, w)[:2]
+
+    def value(self, y, raw, w):
+        return self.gradient_hessian_value(y, raw, w)[2]
 
     def baseline(self, y, w):
         p = min(max(_weighted_mean(y, w), _EPS), 1.0 - _EPS)

@@ -352,7 +352,9 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
         for _ in range(done):
             _bag(bags, y_tr.shape[0], p["subsample"])
     trees = [] if init is None else init.trees()
-    train_loss, val_loss = [loss.value(y_tr, raw, w_tr)], []
+    # train_loss[i]: the loss after round i (0: the starting score), each computed with
+    # the next round's gradients (one pass over the rows), or at once when verbose
+    train_loss, val_loss, pending = [], [], True
     rows_tr = rows_val = None
     # validation_fraction None: the training rows and scores serve as the validation's
     apart = stop and X_val is not X_tr
@@ -363,7 +365,9 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
     t0 = time.perf_counter()
     scratch = {}  # the histogram pool, reused by every tree (they grow one at a time)
     for it in range(done, p["max_iter"]):
-        g, h = loss.gradient_hessian(y_tr, raw, w_tr)
+        g, h, value = loss.gradient_hessian_value(y_tr, raw, w_tr)
+        if pending:
+            train_loss.append(value)
         bag = None if bags is None else _bag(bags, y_tr.shape[0], p["subsample"])
         for k in range(n_cols):
             hk = np.maximum(h[:, k], _TINY_HESSIAN)
@@ -392,7 +396,9 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
             if apart:
                 raw_val[:, k] += tree.value[_predict.leaves(tree, *rows_val), k]
             trees.append(tree)
-        train_loss.append(loss.value(y_tr, raw, w_tr))
+        pending = not verbose
+        if verbose:
+            train_loss.append(loss.value(y_tr, raw, w_tr))
         if stop:
             val_loss.append(loss.value(y_val, raw_val, w_val))
         if verbose:
@@ -400,6 +406,8 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
                       time.perf_counter() - t0)
         if stop and _should_stop(val_loss, p["n_iter_no_change"], p["tol"]):
             break
+    if pending:  # the loss after the last round
+        train_loss.append(loss.value(y_tr, raw, w_tr))
     n_iter = done + len(train_loss) - 1
     if stop and n_iter > done:  # keep the rounds up to the lowest validation loss
         n_iter = max(1, done + int(np.argmin(val_loss)))
