@@ -21,9 +21,9 @@ its split's decrease is below ``min_impurity_decrease`` (with ``EPSILON`` slack)
 
 The driver is Python: it runs once per level (or per split, best-first); the per-row and
 per-value work is in the splitters' kernels, and its own bookkeeping of the node tables
-(candidates kept, nodes split and whether they may split, each node's winning feature) in
-four small kernels of :mod:`fastdt._level`, over the tables' columns packed in a few
-arrays. A whole driver in numba would cost seconds of compilation for every kind of fit
+(candidates kept, nodes split and whether they may split, each node's winning feature,
+the replay of best-first batches) in small kernels of :mod:`fastdt._level`, over the
+tables' columns packed in a few arrays. A whole driver in numba would cost seconds of compilation for every kind of fit
 (it would link every kernel into one function); the bookkeeping in numpy cost about
 0.25 ms a level here, a third of a deep tree's time on a few hundred rows.
 """
@@ -35,7 +35,7 @@ import numpy as np
 from ._config import LEAF
 from ._criteria import NO_REG, node_weights, regularised
 from ._level import (FLOAT_COLUMNS, INT_COLUMNS, accept_candidates, best_features,
-                     can_split, split_nodes)
+                     can_split, replay, split_nodes)
 from ._multi import node_weights_multi
 from . import _sampling
 from ._sampling import choose_features, feature_seeds
@@ -385,25 +385,11 @@ def _replay(nodes, budget):
     the split nodes it pops within ``budget`` pops, and the popped nodes not split yet
     (their children unknown, each counts as one pop). Heap keys are ``(-gain, id)`` with
     the ids that process gives (children numbered as they are made), so ties break as
-    there."""
-    c_feature = nodes.c_feature[: nodes.count].tolist()
-    c_gain = nodes.c_gain[: nodes.count].tolist()
-    feature = nodes.feature[: nodes.count].tolist()
-    left, right = nodes.left[: nodes.count].tolist(), nodes.right[: nodes.count].tolist()
-    heap = [(-c_gain[0], 0, 0)] if c_feature[0] >= 0 else []
-    chosen, todo = [], []
-    next_id = 1
-    while heap and len(chosen) + len(todo) < budget:
-        node = heapq.heappop(heap)[2]
-        if feature[node] == LEAF:
-            todo.append(node)
-            continue
-        chosen.append(node)
-        for kid in (left[node], right[node]):
-            if c_feature[kid] >= 0:
-                heapq.heappush(heap, (-c_gain[kid], next_id, kid))
-            next_id += 1
-    return np.array(chosen, dtype=np.int64), np.array(todo, dtype=np.int64)
+    there (:func:`fastdt._level.replay`)."""
+    chosen = np.empty(budget, dtype=np.int64)
+    todo = np.empty(budget, dtype=np.int64)
+    n_chosen, n_todo = replay(nodes.ints, nodes.floats, nodes.count, budget, chosen, todo)
+    return chosen[:n_chosen], todo[:n_todo]
 
 
 def _weigher(is_clf, crit, offs):

@@ -253,6 +253,46 @@ def test_best_first_in_batches_is_the_one_split_at_a_time_tree(monkeypatch, seed
                             lambda *a: calls.append(1) or real(*a))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_replay_kernel_pops_as_heapq(seed):
+    """The compiled replay of best-first growth against heapq on random node tables:
+    tied gains (the process's ids break them), nodes split or not, candidates or none."""
+    import heapq
+
+    from fastdt._grow import Nodes
+    from fastdt._level import replay
+
+    rng = np.random.default_rng(seed)
+    nodes = Nodes(3, 1, 0)
+    ids = nodes.add(1)
+    frontier = list(ids)
+    while nodes.count < 200:  # a random tree: split some open nodes
+        node = frontier.pop(int(rng.integers(len(frontier))))
+        kids = nodes.add(2)
+        nodes.feature[node], nodes.left[node], nodes.right[node] = 0, kids[0], kids[1]
+        frontier += list(kids)
+    n = nodes.count
+    nodes.c_feature[:n] = np.where(rng.random(n) < 0.9, 0, -1)
+    nodes.c_gain[:n] = rng.integers(0, 8, n) / 4.0  # many ties
+    for budget in (1, 5, 40, 150):
+        feature, left, right = nodes.feature[:n], nodes.left[:n], nodes.right[:n]
+        heap = [(-nodes.c_gain[0], 0, 0)] if nodes.c_feature[0] >= 0 else []
+        chosen, todo, next_id = [], [], 1
+        while heap and len(chosen) + len(todo) < budget:
+            node = heapq.heappop(heap)[2]
+            if feature[node] == fastdt.LEAF:
+                todo.append(node)
+                continue
+            chosen.append(node)
+            for kid in (left[node], right[node]):
+                if nodes.c_feature[kid] >= 0:
+                    heapq.heappush(heap, (-nodes.c_gain[kid], next_id, kid))
+                next_id += 1
+        got_c, got_t = np.empty(budget, dtype=np.int64), np.empty(budget, dtype=np.int64)
+        nc, nt = replay(nodes.ints, nodes.floats, n, budget, got_c, got_t)
+        assert got_c[:nc].tolist() == chosen and got_t[:nt].tolist() == todo
+
+
 def test_best_first_with_feature_sampling_is_one_split_at_a_time(monkeypatch):
     """Feature sampling is seeded by node ids, which batches would change: such trees
     grow one split at a time."""
