@@ -67,7 +67,8 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h)
     [>= n_h, H]) in one loop, two chains of stores (twice as fast here), and ``h2`` is
     added to ``h`` after: a bin's sum is that of its rows at even offsets from ``a`` plus
     that of those at odd ones (counts and integer weights: exact either way). Fewer
-    positions: one chain, in position order (as :func:`_compact_histogram`). Each task
+    positions: the same loops with ``h`` for both, one chain in position order (as
+    :func:`_compact_histogram`; one copy of the loops compiles faster). Each task
     has a loop of its own, with no branch in it (a branch between the two chains' stores
     kept them from overlapping).
 
@@ -76,11 +77,11 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h)
     here). Unsigned values are used for indexing only: numba turns mixed
     signed/unsigned arithmetic into floats.
     """
-    if b - a < 2 * n_h:
-        for p in range(a, b):
-            _add_row(codes_f, rows, ycode, rstat, np.uint64(p), is_clf, weighted, h)
-        return
-    h2[:n_h] = 0.0
+    two = b - a >= 2 * n_h
+    if two:
+        h2[:n_h] = 0.0
+    else:  # one chain: the loops below alternate between h and h, in position order
+        h2 = h
     end = b - (b - a) % 2
     last = h.shape[1] - 1
     one = np.uint64(1)
@@ -124,9 +125,10 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h)
             h2[k2, 2] += rstat[q + one, 2]
     if end < b:
         _add_row(codes_f, rows, ycode, rstat, np.uint64(end), is_clf, weighted, h)
-    for k in range(n_h):
-        for c in range(h.shape[1]):
-            h[k, c] += h2[k, c]
+    if two:
+        for k in range(n_h):
+            for c in range(h.shape[1]):
+                h[k, c] += h2[k, c]
 
 
 @INLINE
