@@ -43,15 +43,24 @@ def _bin_rows(h, q, is_clf, weighted):
 
 
 @INLINE
+def _add_sums(rstat, q, h, k):
+    """Add the regression sums of position ``q`` (unsigned) to bin ``k`` of ``h``. The
+    callers read the bins of both chains' rows first: numba tells LLVM nothing about
+    aliasing, so a read after a store waits for it."""
+    h[k, 0] += rstat[q, 0]
+    h[k, 1] += rstat[q, 1]
+    h[k, 2] += rstat[q, 2]
+
+
+@INLINE
 def _add_row(codes_f, rows, ycode, rstat, q, is_clf, weighted, h):
     """Add position ``q`` (unsigned) to histogram ``h``."""
-    k = codes_f[np.uint64(rows[q])]
     if is_clf:
+        k = codes_f[np.uint64(rows[q])]
         h[k, np.uint32(ycode[q])] += rstat[q, 0] if weighted else 1.0
     else:
-        h[k, 0] += rstat[q, 0]
-        h[k, 1] += rstat[q, 1]
-        h[k, 2] += rstat[q, 2]
+        k = codes_f[np.uint64(rows[q])]
+        _add_sums(rstat, q, h, k)
     if weighted:
         h[k, h.shape[1] - 1] += 1.0
 
@@ -104,25 +113,17 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h)
             q = np.uint64(p)
             k = codes_f[np.uint64(rows[q])]
             k2 = codes_f[np.uint64(rows[q + one])]
-            h[k, 0] += rstat[q, 0]
-            h[k, 1] += rstat[q, 1]
-            h[k, 2] += rstat[q, 2]
+            _add_sums(rstat, q, h, k)
             h[k, last] += 1.0
-            h2[k2, 0] += rstat[q + one, 0]
-            h2[k2, 1] += rstat[q + one, 1]
-            h2[k2, 2] += rstat[q + one, 2]
+            _add_sums(rstat, q + one, h2, k2)
             h2[k2, last] += 1.0
     else:
         for p in range(a, end, 2):
             q = np.uint64(p)
             k = codes_f[np.uint64(rows[q])]
             k2 = codes_f[np.uint64(rows[q + one])]
-            h[k, 0] += rstat[q, 0]
-            h[k, 1] += rstat[q, 1]
-            h[k, 2] += rstat[q, 2]
-            h2[k2, 0] += rstat[q + one, 0]
-            h2[k2, 1] += rstat[q + one, 1]
-            h2[k2, 2] += rstat[q + one, 2]
+            _add_sums(rstat, q, h, k)
+            _add_sums(rstat, q + one, h2, k2)
     if end < b:
         _add_row(codes_f, rows, ycode, rstat, np.uint64(end), is_clf, weighted, h)
     if two:
