@@ -55,11 +55,10 @@ def _add_sums(rstat, q, h, k):
 @INLINE
 def _add_row(codes_f, rows, ycode, rstat, q, is_clf, weighted, h):
     """Add position ``q`` (unsigned) to histogram ``h``."""
+    k = codes_f[np.uint64(rows[q])]
     if is_clf:
-        k = codes_f[np.uint64(rows[q])]
         h[k, np.uint32(ycode[q])] += rstat[q, 0] if weighted else 1.0
     else:
-        k = codes_f[np.uint64(rows[q])]
         _add_sums(rstat, q, h, k)
     if weighted:
         h[k, h.shape[1] - 1] += 1.0
