@@ -9,8 +9,12 @@ and further ones while all visited are constant, as scikit-learn): a level costs
 proportion to its rows times the features visited, not times every feature (the
 presorted splitter moves every feature's rows at every level). It reads the columns
 of X (a copy of ``X.T``, made once per preparation) while a node's rows are dense in
-them, and the rows of X once they lie far apart (deep nodes: a row's cache line then
-serves every feature the node visits). A node is split as soon as its split is drawn,
+them, and the rows of X once they lie far apart (a row's cache line then serves every
+feature the node visits). A node of fewer than ``_SMALL`` rows has its rows' values at
+its own positions (``XP``, a copy of the tree's rows in the order of ``order``: gathered
+once when its parent splits, then moved with the rows), as the targets and weights of
+every node are (``yp``, ``wp``): deep nodes read memory in order, not row by row from
+all of X. A node is split as soon as its split is drawn,
 from the winning feature's values still at hand: the children's statistics and the
 stable partition of its range of ``order`` cost no second read of X. The draws, the
 thresholds and the choice are those of :class:`fastdt._exact.ExactSplitter` with
@@ -38,6 +42,10 @@ from ._sparse_scan import add_entry, add_row
 #: from the rows of X (see :func:`_random_split`).
 _SPARSE = 16
 
+#: A node of fewer rows than this keeps its rows' values at its positions, moved with
+#: them when it splits (see :func:`_random_split`).
+_SMALL = 4096
+
 
 def usable(prep):
     """Whether a prepared fit can take this splitter."""
@@ -47,7 +55,7 @@ def usable(prep):
 
 
 @JIT
-def _random_split(XT, XR, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
+def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
                   msl, mwl, u_thr, u_side, mono, lower, upper, left, work, miss, xf):
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
     ``wk``: their targets and weights, gathered once per node; ``xf``: scratch for their
@@ -61,7 +69,10 @@ def _random_split(XT, XR, order, a, b, f, yk, wk, weighted, is_clf, crit, total,
         miss[c] = 0.0
     w_miss = 0.0
     n_node = b - a
-    if n_node * _SPARSE < XT.shape[1]:
+    if n_node < small:  # the node's rows' values are at its positions
+        for i in range(n_node):
+            xf[i] = np.float64(XP[np.uint64(a + i), f])
+    elif n_node * _SPARSE < XT.shape[1]:
         # the node's rows lie far apart: a row's cache line, fetched from the rows of X
         # for the node's first feature, still holds its other features for the next
         for i in range(n_node):
@@ -123,7 +134,7 @@ def _random_split(XT, XR, order, a, b, f, yk, wk, weighted, is_clf, crit, total,
 
 
 @JIT
-def split_nodes(lo, hi, XT, XR, order, starts, ends, y, w, is_clf, crit, msl, mwl, stats,
+def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, crit, msl, mwl, stats,
                 w_node, imp, rseed, fseed, max_features, pool, mono, bounds, out_feat, out_thr,
                 out_mgl, lst, rst, n_left, n_right):
     """The random split of each node ``[lo, hi)``: the features of ``pool`` (int64 [P],
@@ -135,7 +146,7 @@ def split_nodes(lo, hi, XT, XR, order, starts, ends, y, w, is_clf, crit, msl, mw
     (``lst``, ``rst``, ``n_left``, ``n_right``, summed in the rows' order) and its range of
     ``order`` partitioned, stably, left child's rows first; the values of the winning
     feature are still at hand, so no row is read again."""
-    weighted = w.shape[0] > 0
+    weighted = wp.shape[0] > 0
     n_stats = stats.shape[1]
     left = np.empty(n_stats)
     work = np.empty(n_stats)
@@ -152,15 +163,17 @@ def split_nodes(lo, hi, XT, XR, order, starts, ends, y, w, is_clf, crit, msl, mw
     xf = np.empty(most)  # the values of the feature being drawn
     xb = np.empty(most)  # the values of the best feature so far
     right = np.empty(most, dtype=order.dtype)
+    right_y = np.empty(most)
+    right_w = np.empty(most if weighted else 0)
+    right_x = np.empty((min(most, small), XP.shape[1]), dtype=XP.dtype)
     draws = np.zeros(2)
     for k in range(lo, hi):
         a = starts[k]
         n_node = ends[k] - a
         for i in range(n_node):
-            row = order[a + i]
-            yk[i] = y[row]
+            yk[i] = yp[a + i]
             if weighted:
-                wk[i] = w[row]
+                wk[i] = wp[a + i]
         start_order(perm, pool, state, fseed[k])
         best = -np.inf
         best_f = -1
@@ -179,7 +192,7 @@ def split_nodes(lo, hi, XT, XR, order, starts, ends, y, w, is_clf, crit, msl, mw
             for d in range(2):  # the threshold's draw and the missing side's
                 draws[d] = uniform_draw(rseed[k], f, d)
             proxy, nl, thr, nonconst, mgl = _random_split(
-                XT, XR, order, a, a + n_node, f, yk, wk, weighted, is_clf, crit, stats[k],
+                XT, XR, XP, small, order, a, a + n_node, f, yk, wk, weighted, is_clf, crit, stats[k],
                 w_node[k], imp[k], msl, mwl, draws[0], draws[1], mono, bounds[k, 0],
                 bounds[k, 1], left, work, miss, xf)
             if not nonconst:
@@ -195,20 +208,27 @@ def split_nodes(lo, hi, XT, XR, order, starts, ends, y, w, is_clf, crit, msl, mw
         out_thr[k] = best_thr
         out_mgl[k] = best_mgl
         if best_f >= 0:
-            _split_rows(order, a, n_node, xb, best_thr, best_mgl == 1, yk, wk, weighted,
-                        is_clf, crit, lst, rst, k, n_left, n_right, right)
+            _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, best_thr, best_mgl == 1, yk, wk,
+                        weighted, is_clf, crit, lst, rst, k, n_left, n_right, right, right_y,
+                        right_w, right_x)
 
 
 @JIT
-def _split_rows(order, a, n_node, xb, thr, missing_left, yk, wk, weighted, is_clf, crit, lst,
-                rst, k, n_left, n_right, right):
+def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, yk, wk,
+                weighted, is_clf, crit, lst, rst, k, n_left, n_right, right, right_y, right_w,
+                right_x):
     """Split node ``k``'s rows ``order[a:a + n_node]`` of values ``xb`` at ``thr`` (a
     missing value left when ``missing_left``): both children's statistics, in the
-    rows' order, and the stable partition of the range."""
+    rows' order, and the stable partition of the range, and of the rows' targets and
+    weights ``yp``, ``wp`` (``yk``, ``wk``: the node's, before it). A node of fewer than
+    ``small`` rows moves its rows' values ``XP`` with them; a larger one gathers them
+    (from ``XR``) for each child of fewer."""
     lst[k, :] = 0.0
     rst[k, :] = 0.0
     nl = 0
     nr = 0
+    moved = n_node < small
+    n_cols = XP.shape[1]
     for i in range(n_node):
         x = xb[i]
         wi = wk[i] if weighted else 1.0
@@ -216,15 +236,47 @@ def _split_rows(order, a, n_node, xb, thr, missing_left, yk, wk, weighted, is_cl
         if (x <= thr) if x == x else missing_left:
             add_row(is_clf, crit, lst, k, yk[i], wi)
             order[a + nl] = row
+            yp[a + nl] = yk[i]
+            if weighted:
+                wp[a + nl] = wi
+            if moved:  # forward: position a + nl is at most a + i
+                for c in range(n_cols):
+                    XP[np.uint64(a + nl), c] = XP[np.uint64(a + i), c]
             nl += 1
         else:
             add_row(is_clf, crit, rst, k, yk[i], wi)
             right[nr] = row
+            right_y[nr] = yk[i]
+            if weighted:
+                right_w[nr] = wi
+            if moved:
+                for c in range(n_cols):
+                    right_x[np.uint64(nr), c] = XP[np.uint64(a + i), c]
             nr += 1
     for i in range(nr):
         order[a + nl + i] = right[i]
+        yp[a + nl + i] = right_y[i]
+        if weighted:
+            wp[a + nl + i] = right_w[i]
+        if moved:
+            for c in range(n_cols):
+                XP[np.uint64(a + nl + i), c] = right_x[np.uint64(i), c]
+    if not moved:
+        if nl < small:
+            _gather_rows(XR, XP, order, a, a + nl)
+        if nr < small:
+            _gather_rows(XR, XP, order, a + nl, a + n_node)
     n_left[k] = nl
     n_right[k] = nr
+
+
+@JIT
+def _gather_rows(XR, XP, order, a, b):
+    """``XP[p] = XR[order[p]]`` for the positions ``[a, b)``."""
+    for p in range(a, b):
+        row = np.uint64(order[p])
+        for c in range(XP.shape[1]):
+            XP[np.uint64(p), c] = XR[row, c]
 
 
 class RowSplitter:
@@ -262,6 +314,14 @@ class RowSplitter:
             self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
             self.order = np.arange(XT.shape[1], dtype=np.int32)
         self.n = self.order.shape[0]
+        # the targets and weights by position in ``order``, partitioned with it: a node
+        # reads its rows' in order, not gathered from row ids
+        self.yp = self.y[self.order]
+        self.wp = self.w[self.order] if self.w.shape[0] else self.w
+        # the values of the rows of small nodes, at their positions (a small root's now)
+        self.XP = np.empty((self.n, XT.shape[0]), dtype=X.dtype)
+        if self.n < _SMALL:
+            self.XP[:] = X[self.order]
         self.side = np.zeros(XT.shape[1], dtype=np.uint8)  # all 0: the root's statistics
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
@@ -280,7 +340,7 @@ class RowSplitter:
         rows = int((ends - starts).sum())
         sp = Splits(k, self.n_stats, 0, 0)
         run(split_nodes, k, rows * min(max_features, self.XT.shape[0]), self.XT, self.X,
-            self.order, starts, ends, self.y, self.w, self.is_clf, self.crit,
+            self.XP, _SMALL, self.order, starts, ends, self.yp, self.wp, self.is_clf, self.crit,
             self.min_samples_leaf, self.min_weight_leaf, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids), max_features,

@@ -192,7 +192,12 @@ def _row_and_presorted(X, y, sw=None, **params):
     {"random_state": 2, "max_features": 1, "min_samples_leaf": 5},
     {"random_state": 3, "max_leaf_nodes": 20}, {"random_state": 4, "min_weight_fraction_leaf": 0.01},
 ], ids=str)
-def test_row_splitter_grows_the_presorted_splitters_tree(params):
+@pytest.mark.parametrize("small", [0, 64, 4096])
+def test_row_splitter_grows_the_presorted_splitters_tree(params, small, monkeypatch):
+    # small: nodes below it keep their rows' values at their positions; 64: the root
+    # reads the columns, nodes of fewer rows gather theirs and move them when they split
+    import fastdt._random_rows as rr
+    monkeypatch.setattr(rr, "_SMALL", small)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(600, 7))
     X[rng.random(X.shape) < 0.05] = np.nan
