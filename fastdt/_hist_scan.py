@@ -374,6 +374,7 @@ def scan_nodes(
     hi_c = np.empty(n_b + 1)
     bins = np.empty(n_b + 1, dtype=np.int64)
     start = np.empty(n_b + 1, dtype=np.int64)
+    cb = np.empty(n_b, dtype=codes.dtype)
     left = np.empty(n_stats)
     work = np.empty(n_stats)
     miss = np.empty(max(n_stats, 2))
@@ -407,7 +408,8 @@ def scan_nodes(
                 h = pool[slots[k], f]
             elif compact:
                 nb = _compact_histogram(codes[f], rows, ycode, rstat, a, b, is_clf, weighted,
-                                        nb, lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins)
+                                        nb, lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins,
+                                        cb)
                 h = h_c
                 lo_f = lo_c
                 hi_f = hi_c
@@ -449,7 +451,7 @@ def scan_nodes(
 
 @JIT
 def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, lo_f,
-                       hi_f, start, order, h, lo_c, hi_c, bins):
+                       hi_f, start, order, h, lo_c, hi_c, bins, cb):
     """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
 
     For a node with fewer rows than bins, whose dense histogram would be mostly empty
@@ -458,42 +460,59 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     same tree), then grouped. Fills the first ``m`` rows of ``h``, ``lo_c``, ``hi_c``
     and ``bins`` (the occupied value bins' codes) and row ``m`` of ``h`` with the
     missing bin (zeros when no row is missing), and returns ``m``: the layout of a
-    histogram of ``m`` value bins. ``start`` is int64 scratch of at least ``nb + 2``;
-    ``h`` and ``bins`` have at least ``b - a + 1`` rows.
+    histogram of ``m`` value bins. ``start`` is int64 scratch of at least ``nb + 1``;
+    ``order`` and ``cb`` (of the codes' type) of at least ``b - a``; ``h`` and ``bins``
+    have at least ``b - a + 1`` rows.
+
+    The codes are gathered once (``cb``); the prefix sums keep their running total in
+    a register (a sum carried through memory waits for each store); the grouping has
+    no branch (a new bin moves ``m`` on; the rows of ``h`` it may reach are zeroed
+    first).
     """
-    start[: nb + 2] = 0
-    for p in range(a, b):
-        start[np.uint64(codes_f[np.uint64(rows[p])]) + np.uint64(1)] += 1
+    n = b - a
     for c in range(nb + 1):
-        start[c + 1] += start[c]
-    for p in range(a, b):
-        c = np.uint64(codes_f[np.uint64(rows[p])])
-        order[start[c]] = p
+        start[c] = 0
+    for i in range(n):
+        c = codes_f[np.uint64(rows[np.uint64(a + i)])]
+        cb[i] = c
+        start[np.uint64(c)] += 1
+    run = 0
+    for c in range(nb + 1):  # exclusive prefix sums: where each code's rows start
+        v = start[c]
+        start[c] = run
+        run += v
+    for i in range(n):
+        c = np.uint64(cb[i])
+        order[start[c]] = i
         start[c] += 1
-    last = h.shape[1] - 1
+    width = h.shape[1]
+    last = width - 1
+    for i in range(n + 1):
+        for j in range(width):
+            h[i, j] = 0.0
     m = -1
-    for i in range(b - a):
-        p = np.uint64(order[i])
-        c = np.uint64(codes_f[np.uint64(rows[p])])
-        if m < 0 or c != bins[m]:
-            m += 1
-            h[m, :] = 0.0
-            bins[m] = c
-            if c < nb:
-                lo_c[m] = lo_f[c]
-                hi_c[m] = hi_f[c]
+    prev = np.int64(-1)
+    for i in range(n):
+        q = order[i]
+        c = np.int64(cb[q])
+        m += c != prev
+        prev = c
+        bins[m] = c
+        p = np.uint64(a + q)
         if is_clf:
             h[m, np.uint32(ycode[p])] += rstat[p, 0] if weighted else 1.0
             if weighted:
                 h[m, last] += 1.0
         else:
-            h[m, 0] += rstat[p, 0]
-            h[m, 1] += rstat[p, 1]
-            h[m, 2] += rstat[p, 2]
+            _add_sums(rstat, p, h, m)
             if weighted:
                 h[m, last] += 1.0
     m += 1
+    for j in range(m):
+        c = bins[j]
+        if c < nb:
+            lo_c[j] = lo_f[c]
+            hi_c[j] = hi_f[c]
     if m > 0 and bins[m - 1] == nb:  # the missing bin is last: already in place
         return m - 1
-    h[m, :] = 0.0
-    return m
+    return m  # row m: zeros (no row is missing)

@@ -253,6 +253,55 @@ def test_best_first_in_batches_is_the_one_split_at_a_time_tree(monkeypatch, seed
                             lambda *a: calls.append(1) or real(*a))
 
 
+@pytest.mark.parametrize("task", ["clf", "clf-weighted", "reg", "reg-weighted"])
+@pytest.mark.parametrize("seed", range(4))
+def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
+    """A small node's compact histogram: its occupied value bins in code order, each the
+    sums of its rows added in position order (bit for bit), then the missing bin."""
+    from fastdt._hist_scan import _compact_histogram
+
+    rng = np.random.default_rng(seed)
+    nb, n_all = 40, 500
+    codes_f = rng.integers(0, nb + 1, n_all).astype(np.uint8)  # code nb: missing
+    rows = rng.permutation(n_all).astype(np.int32)
+    is_clf, weighted = task.startswith("clf"), task.endswith("weighted")
+    ycode = rng.integers(0, 3, n_all).astype(np.int32)
+    w = rng.random(n_all) * 3
+    yv = rng.normal(size=n_all) * 1e3
+    if is_clf:
+        rstat = w.reshape(-1, 1) if weighted else np.empty((n_all, 0))
+        width = 3 + weighted
+    else:
+        ww = w if weighted else np.ones(n_all)
+        rstat = np.stack([ww, ww * yv, ww * yv * yv], axis=1)
+        width = 3 + weighted
+    lo_f, hi_f = np.arange(nb) - 0.25, np.arange(nb) + 0.25
+    for a, b in ((0, 1), (7, 30), (100, 100 + nb + 1), (200, 241)):
+        n_b = nb + 1
+        start, order = np.empty(n_b + 1, np.int64), np.empty(n_b, np.int64)
+        h = np.full((n_b + 1, width), np.nan)
+        lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
+        m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb,
+                               lo_f, hi_f, start, order, h, lo_c, hi_c, bins,
+                               np.empty(n_b, np.uint8))
+        dense = np.zeros((nb + 1, width))  # rows added one by one, in position order
+        for p in range(a, b):
+            k = codes_f[rows[p]]
+            if is_clf:
+                dense[k, ycode[p]] += rstat[p, 0] if weighted else 1.0
+            else:
+                dense[k, :3] += rstat[p]
+            if weighted:
+                dense[k, -1] += 1.0
+        occupied = np.flatnonzero(np.bincount(codes_f[rows[a:b]], minlength=nb + 1)[:nb])
+        assert m == occupied.shape[0]
+        np.testing.assert_array_equal(bins[:m], occupied)
+        np.testing.assert_array_equal(h[:m], dense[occupied])
+        np.testing.assert_array_equal(h[m], dense[nb])  # the missing bin (or zeros)
+        np.testing.assert_array_equal(lo_c[:m], lo_f[occupied])
+        np.testing.assert_array_equal(hi_c[:m], hi_f[occupied])
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_replay_kernel_pops_as_heapq(seed):
     """The compiled replay of best-first growth against heapq on random node tables:
