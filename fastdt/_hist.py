@@ -55,6 +55,16 @@ from ._parallel import n_threads, run
 
 _NO_SIDE = np.empty(0, dtype=np.uint8)
 
+#: Nodes that scan a sample of the features (``max_features`` below the tree's pool:
+#: forests) keep their histograms from this many rows on. A kept node's children cost
+#: every feature's histogram (the smaller one's from its rows, zeroed, and the larger
+#: one's subtraction, over every bin), while a node built on the fly pays for the
+#: features it scans only: with sqrt(20) of 20 features the subtraction pays from a few
+#: thousand rows on (a hist forest's tree about 20% faster than keeping every node of
+#: ``n_bins`` rows or more; 2,048-16,384 measure alike). Nodes scanning every feature
+#: keep theirs from ``n_bins`` rows on.
+_SAMPLED_KEEP_ROWS = 4096
+
 
 class HistPool:
     """Histograms kept per node in a pool, for the subtraction (module docstring).
@@ -247,6 +257,7 @@ class HistSplitter(HistPool):
 
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
+        self.keep_rows = self._keep_rows(max_features)
         if nodes.count == 1:  # the root
             self._build(self._root_jobs(self.n))
         k, n_features, n_stats = ids.shape[0], self.n_features, self.n_stats
@@ -278,6 +289,13 @@ class HistSplitter(HistPool):
         take_splits(sp, has, feat[has], scan, t_nl, t_thr, t_bin, t_mgl, t_l, t_r)
         sp.cat[has] = t_cat[has, feat[has]]
         return sp
+
+    def _keep_rows(self, max_features):
+        """The fewest rows of a node whose histograms are kept (:data:`_SAMPLED_KEEP_ROWS`)."""
+        n_pool = self.n_features if self.feature_pool is None else self.feature_pool.shape[0]
+        if max_features >= n_pool:
+            return self.n_bins_max
+        return max(self.n_bins_max, _SAMPLED_KEEP_ROWS)
 
     def make_room(self, ids, nodes):
         """Children never share rows here."""

@@ -253,6 +253,33 @@ def test_best_first_in_batches_is_the_one_split_at_a_time_tree(monkeypatch, seed
                             lambda *a: calls.append(1) or real(*a))
 
 
+@pytest.mark.parametrize("keep", [0, 300, 10**9])
+def test_feature_sampling_nodes_keep_histograms_from_more_rows_same_forest(keep, monkeypatch):
+    """Nodes scanning a sample of the features keep their histograms from
+    ``_SAMPLED_KEEP_ROWS`` rows on, the others from ``n_bins``: where the histograms
+    come from (kept and subtracted, or built when scanned) changes no tree of counts."""
+    import fastdt._hist as fh
+    from fastdt.ensemble import fit_forest
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 9))
+    X[rng.random(X.shape) < 0.03] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + X[:, 1] * X[:, 2] > 0).astype(int)
+    params = dict(n_estimators=3, splitter="hist", max_features="sqrt", random_state=0,
+                  max_bins=64)
+    reference = fit_forest(X, y, **params)
+    monkeypatch.setattr(fh, "_SAMPLED_KEEP_ROWS", keep)
+    again = fit_forest(X, y, **params)
+    for name in ("feature", "threshold", "left", "value", "n_node_samples"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(reference, name))
+    splitter = fh.HistSplitter.__new__(fh.HistSplitter)
+    splitter.n_features, splitter.n_bins_max, splitter.feature_pool = 9, 65, None
+    assert splitter._keep_rows(9) == 65  # every feature: from n_bins rows on
+    assert splitter._keep_rows(3) == max(65, keep)
+    splitter.feature_pool = np.arange(3)  # a tree's pool of 3 features, all scanned
+    assert splitter._keep_rows(3) == 65
+
+
 @pytest.mark.parametrize("task", ["clf", "clf-weighted", "reg", "reg-weighted"])
 @pytest.mark.parametrize("seed", range(4))
 def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):

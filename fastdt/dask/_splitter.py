@@ -145,6 +145,10 @@ class DaskHistSplitter(HistSplitter):
         self.max_slots = np.iinfo(np.int64).max  # the client holds every open node's
         self.keep_rows = 0
 
+    def _keep_rows(self, max_features):
+        """Every node's histograms are kept: the workers hold the rows."""
+        return 0
+
     def _remote(self, nodes, targets):
         """The summed histograms of the nodes ``targets`` of the tree ``nodes`` grows
         (None: the root alone), in one round of tasks."""
