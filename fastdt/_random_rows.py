@@ -55,12 +55,13 @@ def usable(prep):
 
 
 @JIT
-def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, crit, total, w_node, imp_node,
-                  msl, mwl, u_thr, u_side, mono, lower, upper, left, work, miss, xf):
+def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, crit, total,
+                  w_node, imp_node, msl, mwl, u_thr, u_side, mono, lower, upper, left, work,
+                  miss, xf):
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
-    ``wk``: their targets and weights, gathered once per node; ``xf``: scratch for their
-    values, gathered here from ``XT`` or ``XR`` so that the second pass reads memory in
-    order): as :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left,
+    ``wk``: their targets and weights, copied once per node; ``xf``: scratch for their
+    values, gathered here from ``XT`` or ``XR``, or read from ``XP`` for a node of fewer
+    than ``small`` rows, so that the second pass reads memory in order): as :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left,
     threshold, non_constant, missing_left)``."""
     lo = np.inf
     hi = -np.inf
@@ -134,9 +135,9 @@ def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, c
 
 
 @JIT
-def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, crit, msl, mwl, stats,
-                w_node, imp, rseed, fseed, max_features, pool, mono, bounds, out_feat, out_thr,
-                out_mgl, lst, rst, n_left, n_right):
+def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, crit, msl,
+                mwl, stats, w_node, imp, rseed, fseed, max_features, pool, mono, bounds,
+                out_feat, out_thr, out_mgl, lst, rst, n_left, n_right):
     """The random split of each node ``[lo, hi)``: the features of ``pool`` (int64 [P],
     those the tree may use) visited in its random order (all of them, in index order,
     when ``max_features`` reaches their number),
@@ -144,8 +145,10 @@ def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, 
 
     A node with a split is split at once: the statistics and rows of both children
     (``lst``, ``rst``, ``n_left``, ``n_right``, summed in the rows' order) and its range of
-    ``order`` partitioned, stably, left child's rows first; the values of the winning
-    feature are still at hand, so no row is read again."""
+    ``order`` partitioned, stably, left child's rows first, with the targets and weights
+    by position ``yp``, ``wp`` (``wp`` empty: all 1) and the values ``XP`` of the nodes of
+    fewer than ``small`` rows (:func:`_split_rows`); the values of the winning feature
+    are still at hand, so no row is read again."""
     weighted = wp.shape[0] > 0
     n_stats = stats.shape[1]
     left = np.empty(n_stats)
@@ -192,8 +195,8 @@ def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, 
             for d in range(2):  # the threshold's draw and the missing side's
                 draws[d] = uniform_draw(rseed[k], f, d)
             proxy, nl, thr, nonconst, mgl = _random_split(
-                XT, XR, XP, small, order, a, a + n_node, f, yk, wk, weighted, is_clf, crit, stats[k],
-                w_node[k], imp[k], msl, mwl, draws[0], draws[1], mono, bounds[k, 0],
+                XT, XR, XP, small, order, a, a + n_node, f, yk, wk, weighted, is_clf, crit,
+                stats[k], w_node[k], imp[k], msl, mwl, draws[0], draws[1], mono, bounds[k, 0],
                 bounds[k, 1], left, work, miss, xf)
             if not nonconst:
                 n_const += 1
@@ -208,9 +211,9 @@ def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, 
         out_thr[k] = best_thr
         out_mgl[k] = best_mgl
         if best_f >= 0:
-            _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, best_thr, best_mgl == 1, yk, wk,
-                        weighted, is_clf, crit, lst, rst, k, n_left, n_right, right, right_y,
-                        right_w, right_x)
+            _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, best_thr, best_mgl == 1,
+                        yk, wk, weighted, is_clf, crit, lst, rst, k, n_left, n_right, right,
+                        right_y, right_w, right_x)
 
 
 @JIT
