@@ -61,8 +61,9 @@ def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, c
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
     ``wk``: their targets and weights, copied once per node; ``xf``: scratch for their
     values, gathered here from ``XT`` or ``XR``, or read from ``XP`` for a node of fewer
-    than ``small`` rows, so that the second pass reads memory in order): as :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left,
-    threshold, non_constant, missing_left)``."""
+    than ``small`` rows, so that the second pass reads memory in order): as
+    :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left, threshold,
+    non_constant, missing_left)``."""
     lo = np.inf
     hi = -np.inf
     n_miss = 0
