@@ -499,6 +499,7 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
         prev = c
         bins[m] = c
         p = np.uint64(a + q)
+        # the count in each branch: added after both, 4 hist forest trees took 8% longer
         if is_clf:
             h[m, np.uint32(ycode[p])] += rstat[p, 0] if weighted else 1.0
             if weighted:

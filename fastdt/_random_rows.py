@@ -265,22 +265,13 @@ def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, 
         if moved:
             for c in range(n_cols):
                 XP[np.uint64(a + nl + i), c] = right_x[np.uint64(i), c]
-    if not moved:
-        if nl < small:
-            _gather_rows(XR, XP, order, a, a + nl)
-        if nr < small:
-            _gather_rows(XR, XP, order, a + nl, a + n_node)
+    if not moved:  # the children of fewer rows gather theirs (left ones come first)
+        for p in range(a if nl < small else a + nl, a + n_node if nr < small else a + nl):
+            row = np.uint64(order[p])
+            for c in range(n_cols):
+                XP[np.uint64(p), c] = XR[row, c]
     n_left[k] = nl
     n_right[k] = nr
-
-
-@JIT
-def _gather_rows(XR, XP, order, a, b):
-    """``XP[p] = XR[order[p]]`` for the positions ``[a, b)``."""
-    for p in range(a, b):
-        row = np.uint64(order[p])
-        for c in range(XP.shape[1]):
-            XP[np.uint64(p), c] = XR[row, c]
 
 
 class RowSplitter:

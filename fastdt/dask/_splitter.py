@@ -143,7 +143,6 @@ class DaskHistSplitter(HistSplitter):
         self.client, self.parts, self.log = client, parts, log
         self.n, self.total = data["n"], data["total"]
         self.max_slots = np.iinfo(np.int64).max  # the client holds every open node's
-        self.keep_rows = 0
 
     def _keep_rows(self, max_features):
         """Every node's histograms are kept: the workers hold the rows."""
