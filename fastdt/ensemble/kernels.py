@@ -139,43 +139,49 @@ def forest_step_arrays(forest, dtype, share=0.9):
     roots = forest.offsets[0, :-1].copy()
     packed = np.empty(forest.node_count, dtype=np.int64)
     thresholds = np.empty(forest.node_count, dtype=dtype)
-    _step_arrays(forest.left, forest.feature, forest.threshold, forest.offsets[0], packed,
-                 thresholds)
-    return packed, thresholds, roots, _lockstep(forest, share)
-
-
-def _lockstep(forest, share):
-    """Per tree, the smallest leaf depth by which ``share`` of the training samples
-    (``n_node_samples`` of the leaves) are reached."""
-    leaf = np.flatnonzero(forest.left == -1)
-    tree = np.searchsorted(forest.offsets[0], leaf, side="right") - 1
-    order = np.lexsort((forest.depth[leaf], tree))
-    tree, depth = tree[order], forest.depth[leaf][order].astype(np.int64)
-    cum = np.cumsum(forest.n_node_samples[leaf][order].astype(np.float64))
-    first = np.searchsorted(tree, np.arange(forest.n_trees))  # each tree's first leaf
-    before = np.where(first > 0, cum[np.maximum(first - 1, 0)], 0.0)
-    last = np.append(first[1:], tree.shape[0]) - 1
-    goal = before + share * (cum[last] - before)
-    at = np.searchsorted(cum, goal)  # cum is increasing: the first leaf past the goal
-    return depth[np.minimum(np.maximum(at, first), last)]
+    steps = np.empty(forest.n_trees, dtype=np.int64)
+    _step_arrays(forest.left, forest.feature, forest.threshold, forest.depth,
+                 forest.n_node_samples, forest.offsets[0], float(share), packed, thresholds,
+                 steps)
+    return packed, thresholds, roots, steps
 
 
 @JIT
-def _step_arrays(left, feature, threshold, node_offsets, packed, thresholds):
-    """``fastdt.kernels.step_arrays`` of every tree at once, with global node ids: one
-    pass (3-9x faster than numpy's version over millions of nodes)."""
+def _step_arrays(left, feature, threshold, depth, n_node_samples, node_offsets, share,
+                 packed, thresholds, steps):
+    """``fastdt.kernels.step_arrays`` of every tree at once, with global node ids, and
+    ``steps[i]``: the smallest leaf depth of tree ``i`` by which ``share`` of its
+    training samples (``n_node_samples`` of its leaves) stand on a leaf. One pass over
+    the nodes and one over each tree's depths (numpy's version, with a sort of the
+    leaves, took 0.1 s over a forest of 2.4 M nodes)."""
+    max_depth = 0
+    for k in range(left.shape[0]):
+        max_depth = max(max_depth, depth[k])
+    at_depth = np.empty(max_depth + 1, dtype=np.int64)
     for i in range(node_offsets.shape[0] - 1):
         base = node_offsets[i]
+        at_depth[:] = 0
+        total = 0
         for k in range(base, node_offsets[i + 1]):
             if left[k] == -1:  # a leaf: a step leaves the row there
                 packed[k] = k << 32
                 thresholds[k] = np.inf
+                at_depth[depth[k]] += n_node_samples[k]
+                total += n_node_samples[k]
             else:
                 packed[k] = ((base + left[k]) << 32) | feature[k]
                 t = thresholds.dtype.type(threshold[k])
                 if t > threshold[k]:  # float32: the largest float32 <= the threshold
                     t = np.nextafter(t, thresholds.dtype.type(-np.inf))
                 thresholds[k] = t
+        goal = share * total
+        reached = 0
+        steps[i] = 0
+        for d in range(max_depth + 1):
+            reached += at_depth[d]
+            if reached >= goal:
+                steps[i] = d
+                break
 
 
 @INLINE
