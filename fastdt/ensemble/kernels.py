@@ -154,7 +154,9 @@ def _step_arrays(left, feature, threshold, depth, n_node_samples, node_offsets, 
     ``steps[i]``: the smallest leaf depth of tree ``i`` by which ``share`` of its
     training samples (``n_node_samples`` of its leaves) stand on a leaf. One pass over
     the nodes and one over each tree's depths (numpy's version, with a sort of the
-    leaves, took 0.1 s over a forest of 2.4 M nodes)."""
+    leaves, took 0.1 s over a forest of 2.4 M nodes). ``at_depth`` (int64 [largest depth
+    + 1]) is scratch, allocated by the caller (allocated here, after a pass for the
+    largest depth, it made the compile 0.13 s longer)."""
     for i in range(node_offsets.shape[0] - 1):
         base = node_offsets[i]
         for d in range(at_depth.shape[0]):
