@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/startup.py [--repeat 3] [--top 15] [--threads N] [--demo]
+    python benchmarks/startup.py [--repeat 3] [--top 15] [--threads N] [--demo] [--floor]
                                  [--phases import,exact_fit,...] [--json out.json]
 
 Each repetition runs one fresh interpreter with an empty ``NUMBA_CACHE_DIR`` (cold)
@@ -20,10 +20,17 @@ order, in the same process, and each is timed on its own:
 ``frame_surrogate``   the same with ``missing="surrogate"``
 ====================  ===================================================================
 
+The first phase after ``import`` also counts the import of numba, which
+``import fastdt`` defers to the first fit (about 0.3 s here).
+
 Compilation is recorded per numba dispatcher from numba's ``numba:compile`` events:
 the seconds each kernel took to compile, less the nested compilations of the kernels
 it calls (exclusive), and the number of signatures compiled. ``--demo`` also times
 ``python -m fastdt demo`` end to end (interpreter start included) with an empty cache.
+``--floor`` times what any numba program pays in a fresh process with its cache filled,
+whatever it does: the import of numpy and numba and the first call of a one-loop
+``@njit(cache=True)`` function (numba sets up its typing and target registries then),
+the floor under the warm column.
 Prints a markdown table of medians (min-max) over the repetitions and the kernels that
 cost the most compile time.
 
@@ -55,7 +62,11 @@ t0 = time.perf_counter()
 import fastdt
 times["import"] = time.perf_counter() - t0
 
+# `import fastdt` does not import numba; a user's first fit does. Recording the compile
+# events needs numba now, so its import is timed here and counted in the first phase.
+t0 = time.perf_counter()
 from numba.core import event
+numba_import = time.perf_counter() - t0
 
 excl = defaultdict(float)
 sigs = defaultdict(int)
@@ -114,7 +125,8 @@ for name in phases:
         continue
     t = time.perf_counter()
     steps[name]()
-    times[name] = time.perf_counter() - t
+    times[name] = time.perf_counter() - t + numba_import
+    numba_import = 0.0
 print(json.dumps({"times": times, "compile": {k: [excl[k], sigs[k]] for k in excl}}))
 '''
 
@@ -153,6 +165,50 @@ def demo_seconds(cache_dir, timeout=900):
     return took
 
 
+# Runs in a fresh interpreter twice (the first fills the cache): numba's fixed cost.
+_FLOOR = r'''
+import json, time
+t0 = time.perf_counter()
+import numpy as np
+import numba
+t1 = time.perf_counter()
+from floor_kernel import total
+total(np.ones(10))
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "first_call": t2 - t1}))
+'''
+
+_FLOOR_KERNEL = """
+import numba
+
+
+@numba.njit(cache=True)
+def total(a):
+    s = 0.0
+    for x in a:
+        s += x
+    return s
+"""
+
+
+def floor_seconds(cache_dir, timeout=300):
+    """numba's fixed cost in a fresh process with a filled cache (see ``--floor``):
+    ``{"import": numpy + numba, "first_call": first call of a cached kernel}``."""
+    src = os.path.join(str(cache_dir), "src")
+    os.makedirs(src, exist_ok=True)
+    with open(os.path.join(src, "floor_kernel.py"), "w") as f:
+        f.write(_FLOOR_KERNEL)
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(str(cache_dir), "cache"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env["PYTHONPATH"] = src
+    for _ in range(2):  # the first run compiles and fills the cache
+        res = subprocess.run([sys.executable, "-c", _FLOOR], env=env, capture_output=True,
+                             text=True, timeout=timeout, check=False)
+        if res.returncode != 0:
+            raise RuntimeError(f"floor probe failed:\n{res.stderr}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
 def _fastdt_parent():
     import importlib.util
 
@@ -178,6 +234,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=None, help="NUMBA_NUM_THREADS")
     p.add_argument("--demo", action="store_true",
                    help="also time `python -m fastdt demo` with an empty cache")
+    p.add_argument("--floor", action="store_true",
+                   help="also time numba's own fixed cost with a filled cache")
     p.add_argument("--json", default=None, help="write every measurement to this file")
     args = p.parse_args(argv)
     phases = [s for s in args.phases.split(",") if s]
@@ -185,7 +243,7 @@ def main(argv=None):
     if unknown or "import" not in phases:
         p.error(f"phases are {', '.join(PHASES)} ('import' included); unknown: {unknown}")
 
-    cold, warm, demo = [], [], []
+    cold, warm, demo, floor = [], [], [], []
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="fastdt-startup-") as d:
             cold.append(run_phases(d, phases, args.threads))
@@ -193,6 +251,9 @@ def main(argv=None):
         if args.demo:
             with tempfile.TemporaryDirectory(prefix="fastdt-demo-") as d:
                 demo.append(demo_seconds(d))
+        if args.floor:
+            with tempfile.TemporaryDirectory(prefix="fastdt-floor-") as d:
+                floor.append(floor_seconds(d))
         print(f"run {r + 1}/{args.repeat}: cold "
               + ", ".join(f"{k} {v:.2f}" for k, v in cold[-1]["times"].items()),
               file=sys.stderr, flush=True)
@@ -214,6 +275,12 @@ def main(argv=None):
     if demo:
         print(f"| `python -m fastdt demo` end to end (empty cache, interpreter start "
               f"included) | {_spread(demo)} | | |")
+    if floor:
+        imp = [f["import"] for f in floor]
+        call = [f["first_call"] for f in floor]
+        both = [a + b for a, b in zip(imp, call)]
+        print(f"| numba's floor, filled cache: import numpy + numba {_spread(imp)}, first "
+              f"call of a cached one-loop kernel {_spread(call)} | | | {_spread(both)} |")
     print()
     # kernels by compile time (median over the cold runs)
     names = set().union(*(c["compile"] for c in cold))
@@ -233,7 +300,8 @@ def main(argv=None):
         print(f"| `{name}` | {secs:.2f} | {n_sig} |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"cold": cold, "warm": warm, "demo": demo}, f, indent=1)
+            json.dump({"cold": cold, "warm": warm, "demo": demo, "floor": floor}, f,
+                      indent=1)
     return 0
 
 
