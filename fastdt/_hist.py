@@ -367,10 +367,13 @@ def _pieces(part, rows, k):
     ``k`` threads: int64 ``[p, 3]`` rows ``(start, end, m)``, a piece of ``part[m]``, and
     per node whether it was cut (on one thread none is; else the nodes of at least
     ``rows / (2k)`` rows, in pieces of about ``rows / (4k)``)."""
+    if k <= 1:  # each node one piece (small data: this runs once per batch of splits)
+        pieces = np.empty((part.shape[0], 3), dtype=np.int64)
+        pieces[:, :2] = part[:, :2]
+        pieces[:, 2] = np.arange(part.shape[0])
+        return pieces, np.zeros(part.shape[0], dtype=bool)
     size = part[:, 1] - part[:, 0]
-    count = np.ones(part.shape[0], dtype=np.int64)
-    if k > 1:
-        count = np.maximum(1, size // max(1, rows // (4 * k)))
+    count = np.maximum(1, size // max(1, rows // (4 * k)))
     m = np.repeat(np.arange(part.shape[0]), count)
     j = np.arange(m.shape[0]) - np.repeat(np.cumsum(count) - count, count)
     start = part[m, 0] + size[m] * j // count[m]

@@ -536,9 +536,19 @@ def _validate(t):
         _fail("surrogate thresholds must be finite, left_if_le 0 or 1")
 
 
+_SMALL_BFS = 512  # nodes: below, bfs_order walks a list (a boosting tree's 61 nodes)
+
+
 def bfs_order(left, right):
     """Breadth-first order of the nodes reachable from node 0: ``order[new_id] = old_id``
     (the children of a node are ``left`` to ``right``)."""
+    if left.shape[0] <= _SMALL_BFS:  # a queue of Python ints: no numpy call per level
+        lefts, rights = left.tolist(), right.tolist()
+        queue = [0]
+        for node in queue:  # the queue grows while it is read
+            if lefts[node] != LEAF:
+                queue.extend(range(lefts[node], rights[node] + 1))
+        return np.array(queue, dtype=np.int64)
     order = [np.zeros(1, dtype=np.int64)]
     level = order[0]
     while True:

@@ -1139,3 +1139,49 @@ def test_batch_kernels_route_as_leaf_index():
         np.testing.assert_array_equal(out[:, i], leaf)
         expected += t.value[leaf]
     np.testing.assert_allclose(vals, expected / 3, rtol=0, atol=1e-15)
+
+
+# ---------------------------------------------------------------------- bfs order
+
+
+def _random_tree(rng, n_splits, multiway):
+    """left/right of a tree grown by splitting random leaves (children numbered as made,
+    two each, or 2-4 when ``multiway``); node 0 is the root."""
+    left, right, leaves = [-1], [-1], [0]
+    for _ in range(n_splits):
+        node = leaves.pop(int(rng.integers(len(leaves))))
+        k = int(rng.integers(2, 5)) if multiway else 2
+        left[node], right[node] = len(left), len(left) + k - 1
+        leaves += range(len(left), len(left) + k)
+        left += [-1] * k
+        right += [-1] * k
+    return np.array(left, dtype=np.int64), np.array(right, dtype=np.int64)
+
+
+def _bfs_by_definition(left, right):
+    """Nodes by depth, then by their order within the level (a queue, one node a step)."""
+    order, queue = [], [0]
+    while queue:
+        node = queue.pop(0)
+        order.append(node)
+        if left[node] != -1:
+            queue += range(left[node], right[node] + 1)
+    return order
+
+
+@pytest.mark.parametrize("multiway", [False, True])
+def test_bfs_order_is_breadth_first_on_both_paths(monkeypatch, multiway):
+    """``bfs_order`` walks a list for small trees and goes level by level with numpy for
+    larger ones: both give the breadth-first order."""
+    from fastdt import tree as tree_module
+
+    rng = np.random.default_rng(5)
+    for n_splits in (0, 1, 2, 7, 30, 120, 400):
+        left, right = _random_tree(rng, n_splits, multiway)
+        expected = _bfs_by_definition(left, right)
+        for small in (10**9, -1):  # every tree walked as a list, then none
+            monkeypatch.setattr(tree_module, "_SMALL_BFS", small)
+            got = tree_module.bfs_order(left, right)
+            assert got.dtype == np.int64
+            assert got.tolist() == expected
+    assert expected != sorted(expected)  # the ids of a random tree are not breadth-first
