@@ -11,6 +11,10 @@ Run through ``benchmarks/compare.py --section small`` (``--repeat``, ``--threads
   ``n_jobs=2`` (joblib's processes; each worker gets ``NUMBA_NUM_THREADS=1``).
 * **A busy machine**: the same with a second process keeping one core busy (a Python
   busy loop), to see that fastdt is slowed no more than scikit-learn.
+* **Forests on Adult**: ``RandomForestClassifier`` and ``ExtraTreesClassifier`` of 100
+  trees with their defaults (unlimited depth), ``n_jobs`` the thread count, fastdt's
+  against scikit-learn's; with the levels of fastdt's trees (each level of each tree is
+  one pass of the growth driver, whose Python work holds the GIL).
 * **Where threads start to pay**: fits of ``n x 10`` rows (``make_classification``,
   ``max_depth=8``) on one thread and on every thread, to place
   ``fastdt._parallel.SERIAL_WORK``.
@@ -64,6 +68,35 @@ def _timings(X, y, repeat, n_jobs_list, best):
             search()  # untimed: joblib's workers start (and load fastdt's cache)
             out[(name, f"grid n_jobs={n_jobs}")] = best(search, repeat)[0]
     return out
+
+
+def _forest_rows(X, y, repeat, threads, best, say):
+    """Forests of 100 trees on Adult: fit seconds of fastdt's and scikit-learn's."""
+    import numpy as np
+    from sklearn import ensemble as sk
+
+    import fastdt
+
+    say(f"Forests on Adult ({X.shape[0]:,} rows, string labels): 100 trees, default "
+        f"parameters (unlimited depth), n_jobs={threads}. Fit seconds, best of "
+        f"{repeat} after one untimed fit.")
+    say("")
+    say("| forest | fastdt (s) | scikit-learn (s) | fastdt faster | fastdt's levels per "
+        "tree (mean) |")
+    say("|---|---:|---:|---:|---:|")
+    for name in ("RandomForestClassifier", "ExtraTreesClassifier"):
+        times = {}
+        for lib, module in (("fastdt", fastdt), ("scikit-learn", sk)):
+            def fit(module=module):
+                return getattr(module, name)(100, random_state=0, n_jobs=threads).fit(X, y)
+            model = fit()
+            times[lib] = best(fit, repeat)[0]
+            if lib == "fastdt":
+                forest = model.forest_
+                levels = np.mean([forest.tree(i).max_depth + 1
+                                  for i in range(forest.n_trees)])
+        f, s = times["fastdt"], times["scikit-learn"]
+        say(f"| {name} | {f:.3g} | {s:.3g} | {s / f:.2f}x | {levels:.1f} |")
 
 
 def _threshold_rows(repeat, best, say):
@@ -131,3 +164,5 @@ def small_section(args, threads, say):
         fb, sb = busy[("fastdt", task)], busy[("scikit-learn", task)]
         say(f"| {task} | {f:.4g} | {s:.4g} | {s / f:.1f}x | {fb:.4g} | {sb:.4g} | "
             f"{sb / fb:.1f}x | {fb / f:.2f} | {sb / s:.2f} |")
+    say("")
+    _forest_rows(X, y, args.repeat, threads, _best, say)
