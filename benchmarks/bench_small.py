@@ -1,7 +1,8 @@
 """The fixed cost of fits on small data (``compare.py --section small`` has the
 comparison with scikit-learn): one ``max_depth=8`` fit of Adult as users have it
 (26,048 rows, ordinal codes, string labels; skipped without the shared datasets), a
-grid search over 18 settings x 5 folds on it, and fits of ``n x 10`` generated rows."""
+grid search over 18 settings x 5 folds on it, forests of 100 trees on it, and fits of
+``n x 10`` generated rows."""
 
 import fastdt
 
@@ -21,6 +22,8 @@ class SmallFit:
 
     def time_fit(self, rows):
         fastdt.fit(self.X, self.y, max_depth=8)
+        for forest in (fastdt.RandomForestClassifier, fastdt.ExtraTreesClassifier):
+            forest(2, random_state=0).fit(self.X[:500], self.y[:500])  # kernels loaded
 
 
 class Adult:
@@ -38,6 +41,8 @@ class Adult:
         except FileNotFoundError:
             raise NotImplementedError("the shared datasets are not found")  # asv: skip
         fastdt.fit(self.X, self.y, max_depth=8)
+        for forest in (fastdt.RandomForestClassifier, fastdt.ExtraTreesClassifier):
+            forest(2, random_state=0).fit(self.X[:500], self.y[:500])  # kernels loaded
 
     def time_fit(self):
         fastdt.DecisionTreeClassifier(max_depth=8).fit(self.X, self.y)
@@ -48,3 +53,9 @@ class Adult:
         from .compare_small import SETTINGS
 
         GridSearchCV(fastdt.DecisionTreeClassifier(), SETTINGS, cv=5).fit(self.X, self.y)
+
+    def time_random_forest(self):
+        fastdt.RandomForestClassifier(100, random_state=0).fit(self.X, self.y)
+
+    def time_extra_trees(self):
+        fastdt.ExtraTreesClassifier(100, random_state=0).fit(self.X, self.y)
