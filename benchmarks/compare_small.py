@@ -13,8 +13,8 @@ Run through ``benchmarks/compare.py --section small`` (``--repeat``, ``--threads
   busy loop), to see that fastdt is slowed no more than scikit-learn.
 * **Forests on Adult**: ``RandomForestClassifier`` and ``ExtraTreesClassifier`` of 100
   trees with their defaults (unlimited depth), ``n_jobs`` the thread count, fastdt's
-  against scikit-learn's; with the levels of fastdt's trees (each level of each tree is
-  one pass of the growth driver, whose Python work holds the GIL).
+  against scikit-learn's; with the levels of fastdt's trees (each level of each tree
+  partitions the exact layout in every feature and is one pass of the growth driver).
 * **Where threads start to pay**: fits of ``n x 10`` rows (``make_classification``,
   ``max_depth=8``) on one thread and on every thread, to place
   ``fastdt._parallel.SERIAL_WORK``.
