@@ -166,20 +166,23 @@ class Splits:
         self.n_sur = np.zeros(k, dtype=np.int64)
 
 
-def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None):
+def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None, seeds=_NO_SEEDS):
     """The winning feature of each scanned node ``ids`` from the ``[k, F]`` candidate
     tables (-1: none valid): all features compete when ``max_features >= F`` (ties: the
     lowest index), else :func:`fastdt._sampling.choose_features` draws them, in an order
-    of each node's own (from the tree's seed ``rng[0]`` and the node's id). ``pool``
-    (int64, None: every feature): the features the tree may use, the others never win
+    of each node's own (from the tree's seed ``rng[0]`` and the node's id; ``seeds``:
+    those orders' seeds when :func:`drawn_scan` made them already). ``pool`` (int64,
+    None: every feature): the features the tree may use, the others never win
     (``fit_forest(tree_features=...)``)."""
     k, n_features = t_proxy.shape
     every = pool is None
     pool = np.arange(n_features, dtype=np.int64) if every else pool
     if max_features < pool.shape[0]:
         feat = np.empty(k, dtype=np.int64)
-        choose_features(t_proxy, t_nl, t_nc, max_features, feature_seeds(rng[0], ids),
-                        pool, np.empty(pool.shape[0], dtype=np.int64), feat)
+        if not seeds.shape[0]:
+            seeds = feature_seeds(rng[0], ids)
+        choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool,
+                        np.empty(pool.shape[0], dtype=np.int64), feat)
         return feat
     # a NaN or -inf proxy never wins (the kernels' rule: strictly better than -inf)
     if not every:

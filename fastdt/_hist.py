@@ -283,7 +283,7 @@ class HistSplitter(HistPool):
             seeds, int(max_features), pool, in_order(seeds, max_features, self), t_proxy, t_nl,
             t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg)
         sp = Splits(k, n_stats, self.n_words, 0)
-        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
+        feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool, seeds)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         take_splits(sp, has, feat[has], scan, t_nl, t_thr, t_bin, t_mgl, t_l, t_r)

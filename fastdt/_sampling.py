@@ -103,8 +103,9 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool, perm, out):
 def feature_seeds(seed, ids):
     """Seeds (uint64, never 0) of the feature orders of the nodes ``ids`` of a tree with
     the feature sampler's ``seed`` (:func:`choose_features`)."""
-    z = node_seeds(np.uint64(seed) ^ np.uint64(0x6A09E667F3BCC909), ids)
-    return np.where(z == 0, np.uint64(0x9E3779B97F4A7C15), z)
+    z = node_seeds(np.uint64(seed) ^ _FEATURES, ids)
+    z[z == 0] = _GOLDEN
+    return z
 
 
 @JIT
@@ -129,17 +130,26 @@ def random_threshold(lo, hi, u):
     return lo if thr == hi else thr
 
 
+# splitmix64's constants, as numpy scalars made once (a level hashes its nodes' ids)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+_FEATURES = np.uint64(0x6A09E667F3BCC909)  # feature orders' seeds apart from the splits'
 
 
 def node_seeds(seed, ids):
     """Seeds (uint64) of the nodes ``ids`` for ``splitter="random"``: the splitmix64
     hash of the tree's seed and the node's id (ids are given in creation order, which
     does not depend on the number of threads)."""
-    z = np.asarray(ids, dtype=np.uint64) * _GOLDEN + np.uint64(seed)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+    z = np.array(ids, dtype=np.uint64)  # a copy: hashed in place
+    z *= _GOLDEN
+    z += np.uint64(seed)
+    z ^= z >> _S30
+    z *= _MIX1
+    z ^= z >> _S27
+    z *= _MIX2
+    z ^= z >> _S31
+    return z
 
 
 def tree_pool(seed, n_features, size):
