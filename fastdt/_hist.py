@@ -54,6 +54,7 @@ from ._hist_scan import scan_nodes
 from ._parallel import n_threads, run
 
 _NO_SIDE = np.empty(0, dtype=np.uint8)
+_NO_JOBS = np.empty((0, 4), dtype=np.int64)  # a plan with no histogram to build
 
 #: Nodes that scan a sample of the features (``max_features`` below the tree's pool:
 #: forests) keep their histograms from this many rows on. A kept node's children cost
@@ -154,6 +155,8 @@ class HistPool:
         """
         node = part[:, 2]
         ps = self.slot[node]
+        if not (ps >= 0).any():  # no split node kept its histogram (the deeper levels)
+            return _NO_JOBS, _NO_JOBS[:, 0]
         self.slot[node] = -1
         lc, rc = nodes.left[node], nodes.right[node]
         nns = nodes.n_node_samples
@@ -319,7 +322,8 @@ class HistSplitter(HistPool):
         if cut.any():
             self._scatter(pieces, n_right, part, cut)
         jobs, temps = self._plan(part, nodes, is_open)
-        self._build(jobs)
+        if jobs.shape[0]:
+            self._build(jobs)
         self._free(temps)
 
     def _scatter(self, pieces, n_right, part, cut):
