@@ -254,6 +254,8 @@ class HistSplitter(HistPool):
         return self.total
 
     def _build(self, jobs):
+        if not jobs.shape[0]:  # nothing planned (the deeper levels): no kernel call
+            return
         rows = int((jobs[:, 1] - jobs[:, 0]).sum())
         run(build_features, self.n_features, rows * self.n_features, self.codes, self.rows,
             jobs, self.pool, self.n_bins, self.ycode, self.rstat, self.is_clf, self.weighted)
@@ -322,8 +324,7 @@ class HistSplitter(HistPool):
         if cut.any():
             self._scatter(pieces, n_right, part, cut)
         jobs, temps = self._plan(part, nodes, is_open)
-        if jobs.shape[0]:
-            self._build(jobs)
+        self._build(jobs)
         self._free(temps)
 
     def _scatter(self, pieces, n_right, part, cut):
