@@ -24,7 +24,7 @@ from ._config import ABSOLUTE_ERROR, CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BIN
 from .dataset import Dataset, check_max_bins
 from .tree import Tree, empty_extras
 
-__all__ = ["Prepared", "prepare", "grow", "assemble", "build"]
+__all__ = ["Prepared", "prepare", "grow", "grow_batch", "assemble", "build"]
 
 
 class Prepared:
@@ -322,7 +322,6 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     caller, with the :func:`fastdt._grow.grow` protocol (:mod:`fastdt.dask`'s, whose rows
     are on a cluster), in place of the one ``prep`` implies.
     """
-    from ._grow import grow as run_growth
 
     for name, v in (("l2_regularization", l2_regularization),
                     ("l1_regularization", l1_regularization)):
@@ -336,18 +335,12 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     lim = prep.limits
     seed = prep.seed if seed is None else np.uint64(seed)
     if row_weights is not None:
-        row_weights = np.ascontiguousarray(row_weights, dtype=np.float64)
-        if row_weights.shape != prep.target.shape or not np.all(row_weights >= 0) \
-                or not row_weights.sum() > 0:
-            raise ValueError("row_weights must be >= 0, one per prepared row, not all 0")
+        row_weights = _row_weights(prep, row_weights)
         lim = dict(lim, min_weight_leaf=prep.record["min_weight_fraction_leaf"]
                    * float(row_weights.sum()))
     if min_weight_leaf is not None:
         lim = dict(lim, min_weight_leaf=float(min_weight_leaf))
-    common = dict(n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
-                  n_categories=prep.n_categories,
-                  min_samples_leaf=lim["min_samples_leaf"],
-                  min_weight_leaf=lim["min_weight_leaf"])
+    common = _common(prep, lim)
     if splitter is not None:
         max_surrogates = 0
     elif prep.sparse is not None:
@@ -370,13 +363,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         from ._hist import HistSplitter
 
         ds = prep.dataset
-        target, weights = prep.target, prep.weights
-        # the rows of the Dataset taking part (None: all)
-        rows = None if prep.positive is None else np.flatnonzero(prep.positive)
-        if row_weights is not None:  # the in-bag rows, weighted
-            keep = row_weights > 0
-            rows = np.flatnonzero(keep) if rows is None else rows[keep]
-            target, weights = target[keep], row_weights[keep]
+        rows, target, weights = _hist_rows(prep, row_weights)
         splitter = HistSplitter(ds.codes, target, weights, rows=rows, n_bins=ds.n_bins,
                                 bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
                                 pool=None if scratch is None else scratch.get("hist_pool"),
@@ -384,16 +371,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         splitter.reg = (float(l2_regularization), float(l1_regularization))
         max_surrogates = 0
     elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
-        from ._random_rows import RowSplitter
-
-        if getattr(prep, "XT", None) is None:  # the columns, once per preparation
-            prep.X = np.ascontiguousarray(prep.X)
-            prep.XT = np.ascontiguousarray(prep.X.T)
-        splitter = RowSplitter(prep.XT, prep.X, prep.target, prep.weights, row_weights=row_weights,
-                               random_seed=seed, mono=prep.mono, n_stats=prep.n_stats,
-                               is_clf=prep.is_clf, crit=prep.crit,
-                               min_samples_leaf=lim["min_samples_leaf"],
-                               min_weight_leaf=lim["min_weight_leaf"])
+        splitter = _row_splitter(prep, row_weights, seed, lim)
         max_surrogates = 0
     elif prep.coded is not None:  # few-valued integer features coded (one tree)
         from ._exact import ExactSplitter
@@ -427,6 +405,111 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         splitter.feature_pool = features = np.asarray(features, dtype=np.int64)
         max_features = _input.resolve_limits(
             prep.record, 1, features.shape[0], np.ones(1))["max_features"]
+    return _run(prep, splitter, lim, seed, max_surrogates, max_features, scratch)
+
+
+def batchable(prep):
+    """Whether trees of ``prep`` can grow in batches (:func:`grow_batch`): histogram trees,
+    or exact ones (best or random splits from the presorted layout) with
+    ``missing="learn"``, one output and a criterion other than absolute error; grown
+    level-wise, with no ``min_weight_fraction_leaf`` (a minimum weight of each tree's
+    own). Random splits read from the rows (:mod:`fastdt._random_rows`) batch too."""
+    if (prep.sparse is not None or prep.ymul is not None or prep.limits["max_leaf_nodes"] > 0
+            or prep.record["min_weight_fraction_leaf"] > 0):
+        return False
+    if prep.splitter == "hist" or prep.layout is None:  # histograms, or random rows
+        return True
+    return prep.coded is None and prep.mode == 0 and prep.crit != ABSOLUTE_ERROR
+
+
+def grow_batch(prep, seeds, row_weights, *, scratch=None):
+    """Grow a batch of trees of ``prep`` together, tree b from ``seeds[b]`` and
+    ``row_weights[b]`` (as :func:`grow`'s ``seed`` and ``row_weights``): the same node
+    tables, one per tree, as :func:`grow` gives each, from one pass of the growth
+    driver per level for all of them (:func:`fastdt._grow.grow`; a forest of small
+    trees spends a large share of its time in the driver's Python). ``prep`` must be
+    :func:`batchable`; ``scratch`` as :func:`grow`'s."""
+    if not batchable(prep):
+        raise ValueError("these trees cannot grow in a batch (fastdt._engine.batchable)")
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    weights = [_row_weights(prep, w) for w in row_weights]
+    if seeds.shape != (len(weights),) or not weights:
+        raise ValueError("grow_batch needs one seed per row_weights array, at least one")
+    lim = dict(prep.limits, min_weight_leaf=0.0)  # batchable: no weight fraction
+    common = _common(prep, lim)
+    if prep.splitter == "hist":
+        from ._hist import HistSplitter
+
+        ds = prep.dataset
+        rows, target, w = zip(*(_hist_rows(prep, rw) for rw in weights))
+        starts = np.cumsum([0] + [r.shape[0] for r in rows]).astype(np.int64)
+        splitter = HistSplitter(ds.codes, np.concatenate(target), np.concatenate(w),
+                                rows=np.concatenate(rows), n_bins=ds.n_bins, bin_lo=ds.bin_lo,
+                                bin_hi=ds.bin_hi, mono=prep.mono, tree_starts=starts,
+                                pool=None if scratch is None else scratch.get("hist_pool"),
+                                **common)
+    elif prep.layout is None:
+        splitter = _row_splitter(prep, np.stack(weights), seeds, lim)
+    else:
+        from ._exact import ExactSplitter, in_bag_layout
+
+        if prep.target.shape[0] * len(weights) >= 2**31:
+            raise ValueError("a batch's row ids must fit int32: fewer trees or rows")
+        layout, starts = in_bag_layout(prep.layout, np.stack(weights))
+        splitter = ExactSplitter(
+            prep.X, layout, mode=0, max_surrogates=0, tree_starts=starts, mono=prep.mono,
+            random_seed=seeds if prep.splitter == "random" else None, **common)
+    return _run(prep, splitter, lim, seeds, 0, lim["max_features"], scratch)
+
+
+def _row_weights(prep, row_weights):
+    """``row_weights`` (a forest tree's weights over the prepared rows), checked."""
+    row_weights = np.ascontiguousarray(row_weights, dtype=np.float64)
+    if row_weights.shape != prep.target.shape or not np.all(row_weights >= 0) \
+            or not row_weights.sum() > 0:
+        raise ValueError("row_weights must be >= 0, one per prepared row, not all 0")
+    return row_weights
+
+
+def _common(prep, lim):
+    """The splitters' common arguments."""
+    return dict(n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
+                n_categories=prep.n_categories, min_samples_leaf=lim["min_samples_leaf"],
+                min_weight_leaf=lim["min_weight_leaf"])
+
+
+def _row_splitter(prep, row_weights, seed, lim):
+    """The :class:`fastdt._random_rows.RowSplitter` of ``prep`` (``row_weights`` [B, n]: a
+    batch of B trees)."""
+    from ._random_rows import RowSplitter
+
+    if getattr(prep, "XT", None) is None:  # the columns, once per preparation
+        prep.X = np.ascontiguousarray(prep.X)
+        prep.XT = np.ascontiguousarray(prep.X.T)
+    return RowSplitter(prep.XT, prep.X, prep.target, prep.weights, row_weights=row_weights,
+                       random_seed=seed, mono=prep.mono, n_stats=prep.n_stats,
+                       is_clf=prep.is_clf, crit=prep.crit,
+                       min_samples_leaf=lim["min_samples_leaf"],
+                       min_weight_leaf=lim["min_weight_leaf"])
+
+
+def _hist_rows(prep, row_weights):
+    """``(rows, target, weights)`` of a histogram tree: the rows of the Dataset taking
+    part (None: all), their targets and weights (None: all 1); with ``row_weights``, the
+    rows of positive weight, so weighted."""
+    target, weights = prep.target, prep.weights
+    rows = None if prep.positive is None else np.flatnonzero(prep.positive)
+    if row_weights is not None:  # the in-bag rows, weighted
+        keep = row_weights > 0
+        rows = np.flatnonzero(keep) if rows is None else rows[keep]
+        target, weights = target[keep], row_weights[keep]
+    return rows, target, weights
+
+
+def _run(prep, splitter, lim, seed, max_surrogates, max_features, scratch):
+    """The growth driver on ``splitter`` (:func:`fastdt._grow.grow`)."""
+    from ._grow import grow as run_growth
+
     out = run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
         max_surrogates=max_surrogates, max_depth=lim["max_depth"],

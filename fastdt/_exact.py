@@ -28,7 +28,6 @@ from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import log_criterion, node_weights
 from ._parallel import n_threads, run
-from ._sampling import node_seeds
 
 
 def _row_hashes(X):
@@ -132,14 +131,19 @@ def node_groups(part, scan, n_features, threads, nested=True):
 def in_bag_layout(layout, weights):
     """The presorted layout of the rows of positive ``weights`` (float64 [n], by row id;
     a forest tree's in-bag counts times the sample weights), in the same sorted order,
-    each entry weighted: a tree's own layout without sorting anything again."""
+    each entry weighted: a tree's own layout without sorting anything again. ``weights``
+    float64 [B, n] (a batch of trees): their layouts side by side, tree b's row ids
+    offset by ``b * n``; returns ``(layout, starts)``, where each tree's positions start
+    (int64 [B + 1]: an :class:`ExactSplitter`'s ``tree_starts``)."""
     idx, xs, ys, _ = layout
-    n_features = idx.shape[0]
-    m = int(np.count_nonzero(weights > 0))
+    w = np.ascontiguousarray(np.atleast_2d(weights), dtype=np.float64)
+    starts = np.zeros(w.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(w > 0, axis=1), out=starts[1:])
+    n_features, m = idx.shape[0], int(starts[-1])
     out = (np.empty((n_features, m), dtype=idx.dtype), np.empty((n_features, m), dtype=xs.dtype),
            np.empty((n_features, m)), np.empty((n_features, m)))
-    run(gather_in_bag, n_features, idx.size, idx, xs, ys, weights, *out)
-    return out
+    run(gather_in_bag, n_features, idx.size * w.shape[0], idx, xs, ys, w, starts, *out)
+    return out if np.ndim(weights) == 1 else (out, starts)
 
 
 class ExactSplitter:
@@ -160,22 +164,35 @@ class ExactSplitter:
         2 ``"surrogate"``.
     max_surrogates, min_samples_leaf, min_weight_leaf
         As the fit parameters (resolved).
-    random_seed : None or uint64
-        ``splitter="random"``: one random split per (node, feature) instead of the best,
-        drawn from this seed and the node's id (:func:`fastdt._sampling.node_seeds`).
+    random_seed : None or uint64 (or uint64 [B], a batch)
+        Not None: ``splitter="random"``, one random split per (node, feature) instead of
+        the best, drawn from the node's seed (the tree's seed and the node's id: the
+        driver's :meth:`fastdt._sampling.NodeSeeds.splits`, from this same seed).
     mono : None or int8 ndarray [F]
         Monotonic constraints for the kernels (classification: flipped to class 0).
     ymul, offs : None, or float64 [n, K] and int64 [K + 1]
         Several outputs: the targets of every row and the statistics' blocks
         (:mod:`fastdt._multi`).
+    tree_starts : None or int64 [B + 1]
+        A batch of B trees grown together (:func:`fastdt._grow.grow`): the layout holds
+        their layouts side by side (:func:`in_bag_layout`), tree b's at positions
+        ``[tree_starts[b], tree_starts[b + 1])``, its rows' ids offset by ``b * n`` (``n``:
+        the rows of X). ``missing="learn"``, one output, not absolute error: the ids then
+        only mark sides.
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
 
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
-                 mono=None, ymul=None, offs=None):
+                 mono=None, ymul=None, offs=None, tree_starts=None):
         n = X.shape[0]
+        if tree_starts is not None:
+            if mode != 0 or ymul is not None or crit == ABSOLUTE_ERROR:
+                raise ValueError("a batch of exact trees needs missing='learn', one output "
+                                 "and a criterion other than absolute error")
+            n *= tree_starts.shape[0] - 1  # every tree's rows have ids of their own
+        self.tree_starts = tree_starts
         # the layout may hold a subset of the rows (a forest's in-bag rows): ids still
         # index X, and the root is the layout's width; and a subset of the features (the
         # others coded, fastdt._exact_codes): its rows are the splitter's features
@@ -223,6 +240,15 @@ class ExactSplitter:
         root_stats(self.ys[0], self.ws[0], self.is_clf, self.crit, out)
         return out
 
+    def roots(self):
+        """Statistics of each tree's rows, a batch (``tree_starts``): [B, n_stats]."""
+        s = self.tree_starts
+        out = np.zeros((s.shape[0] - 1, self.n_stats))
+        for b in range(out.shape[0]):
+            root_stats(self.ys[0, s[b]:s[b + 1]], self.ws[0, s[b]:s[b + 1]], self.is_clf,
+                       self.crit, out[b])
+        return out
+
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`);
         partitions the nodes split last first."""
@@ -247,7 +273,7 @@ class ExactSplitter:
         t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
         rows = int(nodes.n_node_samples[ids].sum()) + int(self.part[:, 1].sum()
                                                           - self.part[:, 0].sum())
-        rseed = None if self.random_seed is None else node_seeds(self.random_seed, ids)
+        rseed = None if self.random_seed is None else rng.splits(ids)
         mae = self.mae_rank is not None
         t_mae = np.empty((k, n_features, 4) if mae else (0, 0, 4))
         if mae:

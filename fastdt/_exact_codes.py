@@ -227,7 +227,7 @@ class CodedSplitter(HistPool):
         rows = self.inner.idx[0]  # any row of the layout: each node's rows, by range
         np.take(self.target, rows, out=self.ycode)
         if nodes.count == 1:  # the root
-            self.jobs = self._root_jobs(self.n)
+            self.jobs = self._root_jobs(ids, nodes)
         if self.jobs.shape[0]:
             n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
             run(build_features, n_c, n_rows * n_c, self.codes, rows, self.jobs, self.pool,

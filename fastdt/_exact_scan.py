@@ -179,20 +179,25 @@ def gather_rows(lo, hi, X, base, xs):
 
 
 @JIT
-def gather_in_bag(lo, hi, idx, xs, ys, w, o_idx, o_xs, o_ys, o_ws):
-    """Features ``[lo, hi)`` of the layout restricted to the rows of positive weight
-    ``w[id]`` (in order, so each row stays sorted), each entry given its weight."""
+def gather_in_bag(lo, hi, idx, xs, ys, w, starts, o_idx, o_xs, o_ys, o_ws):
+    """Features ``[lo, hi)`` of the layout restricted, for each tree ``b`` of a batch (one
+    tree: ``w`` has one row), to the rows of positive weight ``w[b, id]`` (in order, so
+    each row stays sorted), from position ``starts[b]`` on, their ids offset by ``b * n``
+    (n: the layout's rows), each entry given its weight."""
+    n = idx.shape[1]
     for f in range(lo, hi):
-        m = 0
-        for p in range(idx.shape[1]):
-            i = idx[f, p]
-            wi = w[i]
-            if wi > 0.0:
-                o_idx[f, m] = i
-                o_xs[f, m] = xs[f, p]
-                o_ys[f, m] = ys[f, p]
-                o_ws[f, m] = wi
-                m += 1
+        for b in range(w.shape[0]):
+            m = starts[b]
+            shift = b * n
+            for p in range(n):
+                i = idx[f, p]
+                wi = w[b, i]
+                if wi > 0.0:
+                    o_idx[f, m] = i + shift
+                    o_xs[f, m] = xs[f, p]
+                    o_ys[f, m] = ys[f, p]
+                    o_ws[f, m] = wi
+                    m += 1
 
 
 @JIT

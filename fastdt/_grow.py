@@ -38,7 +38,7 @@ from ._level import (FLOAT_COLUMNS, INT_COLUMNS, accept_candidates, best_feature
                      can_split, replay, split_nodes)
 from ._multi import node_weights_multi
 from . import _sampling
-from ._sampling import choose_features, feature_seeds
+from ._sampling import NodeSeeds, choose_features
 from .tree import bfs_order
 
 # ------------------------------------------------------------------------ node tables
@@ -170,7 +170,7 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None, seeds=_NO_SEE
     """The winning feature of each scanned node ``ids`` from the ``[k, F]`` candidate
     tables (-1: none valid): all features compete when ``max_features >= F`` (ties: the
     lowest index), else :func:`fastdt._sampling.choose_features` draws them, in an order
-    of each node's own (from the tree's seed ``rng[0]`` and the node's id; ``seeds``:
+    of each node's own (``rng``, the nodes' :class:`fastdt._sampling.NodeSeeds`; ``seeds``:
     those orders' seeds when :func:`drawn_scan` made them already). ``pool`` (int64,
     None: every feature): the features the tree may use, the others never win
     (``fit_forest(tree_features=...)``)."""
@@ -180,7 +180,7 @@ def choose(t_proxy, t_nl, t_nc, max_features, rng, ids, pool=None, seeds=_NO_SEE
     if max_features < pool.shape[0]:
         feat = np.empty(k, dtype=np.int64)
         if not seeds.shape[0]:
-            seeds = feature_seeds(rng[0], ids)
+            seeds = rng.features(ids)
         choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool,
                         np.empty(pool.shape[0], dtype=np.int64), feat)
         return feat
@@ -224,7 +224,7 @@ def drawn_scan(splitter, ids, rng, max_features, t_proxy, t_nl, t_nc):
     t_proxy.fill(-np.inf)
     t_nl.fill(0)
     t_nc.fill(0)
-    return pool_of(splitter), feature_seeds(rng[0], ids)
+    return pool_of(splitter), rng.features(ids)
 
 
 def in_order(seeds, max_features, splitter):
@@ -253,7 +253,8 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     splitter
         An object with ``n`` (rows), ``is_clf``, ``crit`` and the methods ``root()``
         (statistics of all rows), ``find(ids, nodes, rng, max_features)`` (a
-        :class:`Splits` for the open nodes ``ids``), ``release(ids)`` (those nodes will
+        :class:`Splits` for the open nodes ``ids``; ``rng``: their seeds, a
+        :class:`fastdt._sampling.NodeSeeds`), ``release(ids)`` (those nodes will
         not split), ``make_room(ids, nodes)`` (before the split: ``c_rstart`` of nodes
         whose children share rows) and ``split(ids, part, nodes)`` (after it: ``part``
         holds the ``[start, end, node]`` rows of the split nodes with an open child).
@@ -262,8 +263,9 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     max_depth, min_samples_split, min_samples_leaf, min_weight_leaf,
     min_impurity_decrease, max_features, max_leaf_nodes
         The stopping rules, resolved to numbers (``max_leaf_nodes`` -1: level-wise).
-    seed : uint64
-        Seed of the feature sampler (``max_features``).
+    seed : uint64, or uint64 ndarray [B]
+        Seed of the feature sampler (``max_features``) and of random splits; a batch:
+        each tree's.
     monotonic_cst : None or int8 ndarray [F]
         Monotonic constraints as the kernels take them (classification: flipped to
         class 0); the children of a split on a constrained feature get bounds on either
@@ -274,41 +276,61 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         Kept from one tree to the next of trees grown one after another (never by two
         at once): its ``"nodes"`` tables are reused (:meth:`Nodes.clear`).
 
+    A splitter with ``tree_starts`` (int64 [B + 1]) holds a *batch* of B trees side by
+    side, tree b's rows at positions ``[tree_starts[b], tree_starts[b + 1])``, and its
+    ``roots()`` gives their statistics ([B, n_stats]): the trees grow level-wise together
+    (one pass of the driver and one call of each kernel a level for all of them), each
+    tree's random choices seeded by its own seed and its nodes' ids within it
+    (:class:`fastdt._sampling.NodeSeeds`), so that each is the tree grown alone.
+
     Returns
     -------
-    The tables of :meth:`Nodes.output`, node ids breadth-first.
+    The tables of :meth:`Nodes.output`, node ids breadth-first; a batch: a list of them,
+    one per tree.
     """
     widths = (n_stats, n_words, 3 * max_surrogates)
+    starts = getattr(splitter, "tree_starts", None)
+    batch = starts is not None
+    n_roots = starts.shape[0] - 1 if batch else 1
     nodes = None if scratch is None else scratch.get("nodes")
     if nodes is not None and nodes.widths == widths:
         nodes.clear()
     else:
-        # room for every node a tree of these rows can have, up to 4,096 (then doubling)
-        most = 2 * splitter.n - 1 if max_leaf_nodes <= 0 else 2 * max_leaf_nodes - 1
-        nodes = Nodes(*widths, cap=max(1, min(most, 4096)))
+        # room for every node trees of these rows can have, up to 4,096 a tree (then
+        # doubling)
+        most = 2 * splitter.n - n_roots if max_leaf_nodes <= 0 else 2 * max_leaf_nodes - 1
+        nodes = Nodes(*widths, cap=max(1, min(most, 4096 * n_roots)))
         if scratch is not None:
             scratch["nodes"] = nodes
     # as can_split takes them (one compiled signature)
     limits = (int(max_depth), int(min_samples_split), int(min_samples_leaf),
               float(min_weight_leaf))
-    rng = np.array([seed if seed != 0 else 0x9E3779B97F4A7C15], dtype=np.uint64)
     is_clf, crit = splitter.is_clf, splitter.crit
-
-    root = nodes.add(1)
-    nodes.stats[0] = splitter.root()
-    w, imp = np.empty(1), np.empty(1)
-    weigh = _weigher(is_clf, crit, offs)
-    weigh(nodes.stats[:1], w, imp)
-    nodes.weighted_n_node_samples[0], nodes.impurity[0] = w[0], imp[0]
-    nodes.n_node_samples[0] = nodes.end[0] = splitter.n
-    open_ = root if can_split(int(nodes.depth[0]), int(nodes.n_node_samples[0]), w[0],
-                              imp[0], *limits) else root[:0]
-    w_total = w[0]
     best_first = max_leaf_nodes > 0
+    if batch and best_first:
+        raise ValueError("a batch of trees grows level-wise only")
+    rng = NodeSeeds(seed, nodes)
+
+    root = nodes.add(n_roots)
+    nodes.stats[root] = splitter.roots() if batch else splitter.root()
+    w, imp = np.empty(n_roots), np.empty(n_roots)
+    weigh = _weigher(is_clf, crit, offs)
+    weigh(nodes.stats[:n_roots], w, imp)
+    nodes.weighted_n_node_samples[root], nodes.impurity[root] = w, imp
+    if batch:
+        nodes.start[root], nodes.end[root] = starts[:-1], starts[1:]
+        nodes.tree[root] = root
+        n_made = np.ones(n_roots, dtype=np.int64)  # each tree's nodes so far
+    else:
+        nodes.end[0] = splitter.n
+    nodes.n_node_samples[root] = nodes.end[root] - nodes.start[root]
+    open_ = root[[can_split(int(nodes.depth[r]), int(nodes.n_node_samples[r]), w[r], imp[r],
+                            *limits) for r in root]]
+    w_root = w.copy()  # each tree's total weight
     reg = getattr(splitter, "reg", NO_REG)  # boosting's (lambda, alpha): histogram trees
 
     def scan(ids):  # the candidates of the open nodes ids; which of them have one
-        ok = _candidates(splitter, nodes, ids, rng, max_features, w_total,
+        ok = _candidates(splitter, nodes, ids, rng, max_features, w_root,
                          min_impurity_decrease, weigh, reg)
         splitter.release(ids[~ok])
         return ok
@@ -316,6 +338,8 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     def expand(ids):  # split the nodes ids; their children that can split
         splitter.make_room(ids, nodes)
         kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf, reg)
+        if batch:
+            _number_in_trees(nodes, ids, n_made)
         splitter.split(ids, part, kids, nodes)
         return kids
 
@@ -346,7 +370,36 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     out = nodes.output()
     if best_first:
         out = _renumber_bfs(*out)
+    if batch:
+        out = _cut_trees(out, nodes.tree[:nodes.count], nodes.local[:nodes.count], n_roots)
     return out
+
+
+def _number_in_trees(nodes, ids, n_made):
+    """The children of the nodes ``ids`` just split, in a batch of trees: their tree and
+    their ids within it (``local``), numbered there as a tree grown alone numbers them
+    (after its nodes so far, ``n_made`` per tree, updated; in the order of their
+    parents). ``ids`` rise, and a level's nodes come tree after tree."""
+    tree = nodes.tree[ids]
+    left, right = nodes.left[ids], nodes.right[ids]
+    rank = np.arange(ids.shape[0]) - np.searchsorted(tree, tree)  # among its tree's
+    nodes.tree[left] = nodes.tree[right] = tree
+    nodes.local[left] = n_made[tree] + 2 * rank
+    nodes.local[right] = nodes.local[left] + 1
+    n_made += 2 * np.bincount(tree, minlength=n_made.shape[0])
+
+
+def _cut_trees(out, tree, local, n_trees):
+    """The tables of :meth:`Nodes.output` of a batch of trees cut into one per tree,
+    each with its own ids (``local``: creation order within the tree, breadth-first)."""
+    inode = out[0].copy()
+    for col in (1, 2):
+        internal = inode[:, col] >= 0
+        inode[internal, col] = local[inode[internal, col]]
+    order = np.argsort(tree, kind="stable")  # each tree's nodes in creation order
+    cuts = np.searchsorted(tree[order], np.arange(n_trees + 1))
+    tables = [np.take(t, order, axis=0) for t in (inode,) + tuple(out[1:])]  # then views
+    return [tuple(t[a:b] for t in tables) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def _grow_batched(splitter, nodes, open_, budget, scan, expand):
@@ -402,11 +455,11 @@ def _weigher(is_clf, crit, offs):
     return lambda stats, w, imp: node_weights_multi(is_clf, crit, stats, offs, w, imp)
 
 
-def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_decrease,
+def _candidates(splitter, nodes, ids, rng, max_features, w_root, min_impurity_decrease,
                 weigh, reg=NO_REG):
     """Find the best split of the open nodes ``ids`` and keep it as their candidate when
-    it decreases the impurity enough (:func:`fastdt._level.accept_candidates`); returns
-    which nodes have one."""
+    it decreases the impurity enough (:func:`fastdt._level.accept_candidates`; ``w_root``:
+    each tree's total weight); returns which nodes have one."""
     sp = splitter.find(ids, nodes, rng, max_features)
     k = ids.shape[0]
     has = sp.feature >= 0  # the children of the other nodes are empty
@@ -417,6 +470,7 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     m = w.shape[0] // 2
     wlr[0, has], wlr[1, has] = w[:m], w[m:]
     implr[0, has], implr[1, has] = imp[:m], imp[m:]
+    w_total = w_root[nodes.tree[ids]]
     gain = _NO_GAIN
     if reg != NO_REG:  # boosting's T(G_L)^2/(H_L+lam) + T(G_R)^2/(H_R+lam) - T(G)^2/(H+lam)
         (s, h), (sl, hl), (sr, hr) = (regularised(v, w, reg) for v, w in (
@@ -426,7 +480,7 @@ def _candidates(splitter, nodes, ids, rng, max_features, w_total, min_impurity_d
     ok = np.empty(k, dtype=np.uint8)
     accept_candidates(
         ids, sp.feature, sp.threshold, sp.mgl, sp.bin, sp.n_left, sp.n_right, sp.lst, sp.rst,
-        sp.cat, sp.sur, sp.n_sur, wlr, implr, gain, float(w_total),
+        sp.cat, sp.sur, sp.n_sur, wlr, implr, gain, w_total,
         float(min_impurity_decrease), nodes.ints, nodes.floats, nodes.stat3, nodes.cat2,
         nodes.sur2, ok)
     return ok.view(bool)

@@ -111,12 +111,13 @@ class HistPool:
         del self.free[len(self.free) - k:]
         return np.array(taken, dtype=np.int64)
 
-    def _root_jobs(self, n):
-        """The build job of the root's histogram (positions ``[0, n)``), into a slot it
-        keeps for the subtraction."""
-        slot = self._take(1)[0]
-        self.slot[0] = slot
-        return np.array([[0, n, slot, -1]], dtype=np.int64)
+    def _root_jobs(self, ids, nodes):
+        """The build jobs of the histograms of the open roots ``ids`` (one tree's, or a
+        batch's), into slots they keep for the subtraction."""
+        jobs = np.empty((ids.shape[0], 4), dtype=np.int64)
+        jobs[:, 0], jobs[:, 1], jobs[:, 3] = nodes.start[ids], nodes.end[ids], -1
+        jobs[:, 2] = self.slot[ids] = self._take(ids.shape[0])
+        return jobs
 
     def release(self, ids):
         """The nodes ``ids`` will not split: their histograms' slots are free again."""
@@ -216,6 +217,10 @@ class HistSplitter(HistPool):
         The histogram pool of an earlier tree of the same data to reuse (trees grown one
         after another: boosting), saving its allocation and first touch; its contents
         are not read.
+    tree_starts : None or int64 [B + 1]
+        A batch of B trees grown together (:func:`fastdt._grow.grow`): ``rows``,
+        ``target`` and ``weights`` hold each tree's side by side, tree b's at positions
+        ``[tree_starts[b], tree_starts[b + 1])``.
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
@@ -224,7 +229,7 @@ class HistSplitter(HistPool):
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
                  bin_hi, n_categories, min_samples_leaf, min_weight_leaf, rows=None,
-                 mono=None, pool=None):
+                 mono=None, pool=None, tree_starts=None):
         n_features, n = codes.shape[0], target.shape[0]
         self.n, self.n_features = n, n_features
         self.codes = codes
@@ -238,6 +243,13 @@ class HistSplitter(HistPool):
         self.weighted = weights is not None
         self.ycode, self.rstat, self.total = row_arrays(target, weights, is_clf, crit,
                                                         n_stats)
+        self.tree_starts = tree_starts
+        self.n_trees = 1 if tree_starts is None else tree_starts.shape[0] - 1
+        if tree_starts is not None:  # each tree's total, summed as it alone sums it
+            s = tree_starts
+            self.totals = np.stack([row_arrays(
+                target[s[b]:s[b + 1]], None if weights is None else weights[s[b]:s[b + 1]],
+                is_clf, crit, n_stats)[2] for b in range(s.shape[0] - 1)])
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None
@@ -253,6 +265,10 @@ class HistSplitter(HistPool):
         """Statistics of all rows (summed in row order)."""
         return self.total
 
+    def roots(self):
+        """Statistics of each tree's rows, a batch (``tree_starts``): [B, n_stats]."""
+        return self.totals
+
     def _build(self, jobs):
         if not jobs.shape[0]:  # nothing planned (the deeper levels): no kernel call
             return
@@ -263,8 +279,8 @@ class HistSplitter(HistPool):
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
         self.keep_rows = self._keep_rows(max_features)
-        if nodes.count == 1:  # the root
-            self._build(self._root_jobs(self.n))
+        if nodes.count == self.n_trees:  # the first level: the roots
+            self._build(self._root_jobs(ids, nodes))
         k, n_features, n_stats = ids.shape[0], self.n_features, self.n_stats
         scan = node_ranges(nodes, ids)
         t_proxy = np.empty((k, n_features))

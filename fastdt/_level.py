@@ -13,12 +13,13 @@ from ._config import EPSILON, LEAF
 from ._jit import JIT
 
 #: The node tables' integer columns, the rows of ``Nodes.ints`` (the ``c_*`` ones: the
-#: candidate split of an open node, ``c_feature`` -1: none).
+#: candidate split of an open node, ``c_feature`` -1: none; ``tree`` and ``local``: a
+#: node's tree and its id in that tree when several trees grow together, else 0).
 INT_COLUMNS = ("feature", "left", "right", "n_node_samples", "depth", "missing_go_left",
                "start", "end", "c_feature", "c_mgl", "c_bin", "c_nl", "c_nr", "c_rstart",
-               "c_nsur")
+               "c_nsur", "tree", "local")
 (_FEATURE, _LEFT, _RIGHT, _N_NODE, _DEPTH, _MGL, _START, _END, _C_FEATURE, _C_MGL, _C_BIN,
- _C_NL, _C_NR, _C_RSTART, _C_NSUR) = range(len(INT_COLUMNS))
+ _C_NL, _C_NR, _C_RSTART, _C_NSUR, _TREE, _LOCAL) = range(len(INT_COLUMNS))
 #: The float columns, the rows of ``Nodes.floats``.
 FLOAT_COLUMNS = ("threshold", "impurity", "weighted_n_node_samples", "c_threshold",
                  "c_gain", "c_wl", "c_wr", "c_impl", "c_impr")
@@ -105,7 +106,7 @@ def split_nodes(ids, first, max_depth, min_samples_split, min_samples_leaf, min_
 
 @JIT
 def accept_candidates(ids, feat, thr, mgl, bin_, n_left, n_right, lst, rst, cat, sur, n_sur,
-                      w_lr, imp_lr, gain_in, w_total, min_impurity_decrease, ints, floats,
+                      w_lr, imp_lr, gain_in, w_root, min_impurity_decrease, ints, floats,
                       stat3, cat2, sur2, ok):
     """Keep the best split found for each node ``ids`` (a :class:`fastdt._grow.Splits`'
     columns, ``feat`` -1: none) as its candidate (the ``c_*`` columns of the node tables
@@ -113,7 +114,8 @@ def accept_candidates(ids, feat, thr, mgl, bin_, n_left, n_right, lst, rst, cat,
     enough.
 
     ``w_lr``/``imp_lr`` (float64 [2, k]): the children's weights and impurities (row 0
-    the left ones). The gain is scikit-learn's ``impurity_improvement``, term by term,
+    the left ones), ``w_root`` (float64 [k]): the weight of each node's tree's root. The
+    gain is scikit-learn's ``impurity_improvement``, term by term,
     unless ``gain_in`` (float64 [k], or [0]: none) gives it (boosting's regularised
     gain). Writes ``ok`` (uint8 [k]): whether each node has a candidate; the others get
     ``c_feature`` -1.
@@ -124,7 +126,7 @@ def accept_candidates(ids, feat, thr, mgl, bin_, n_left, n_right, lst, rst, cat,
         if gain_in.shape[0]:
             gain = gain_in[i]
         else:
-            gain = (w_node / w_total) * (floats[_IMPURITY, p]
+            gain = (w_node / w_root[i]) * (floats[_IMPURITY, p]
                                          - (w_lr[1, i] / w_node) * imp_lr[1, i]
                                          - (w_lr[0, i] / w_node) * imp_lr[0, i])
         good = feat[i] >= 0 and not gain + EPSILON < min_impurity_decrease

@@ -33,8 +33,8 @@ from ._criteria import NO_REG, monotone_ok, score_candidate
 from ._grow import Splits, pool_of
 from ._jit import JIT
 from ._parallel import run
-from ._sampling import feature_seeds, next_feature, node_seeds, random_threshold, \
-    start_order, uniform_draw, visited_enough
+from ._sampling import next_feature, random_threshold, start_order, uniform_draw, \
+    visited_enough
 from ._sparse import rows_root
 from ._sparse_scan import add_entry, add_row
 
@@ -289,8 +289,10 @@ class RowSplitter:
         The rows of X: a node whose rows lie far apart in the columns reads them from
         here, where one row's line serves every feature the node visits.
     target, weights : the prepared rows' targets, and their weights (None: all 1)
-    row_weights : None or float64 [n]
-        A forest tree's in-bag weights: the rows of weight 0 take no part.
+    row_weights : None, float64 [n] or float64 [B, n]
+        A forest tree's in-bag weights: the rows of weight 0 take no part. Two
+        dimensions: a batch of B trees grown together (:func:`fastdt._grow.grow`), tree
+        b's in-bag rows at positions ``[tree_starts[b], tree_starts[b + 1])``.
     n_stats, is_clf, crit, min_samples_leaf, min_weight_leaf, random_seed, mono
         As :class:`fastdt._exact.ExactSplitter`.
     """
@@ -302,7 +304,14 @@ class RowSplitter:
         self.XT, self.X = XT, X
         self.n_features = XT.shape[0]
         self.y = target.astype(np.float64)
-        if row_weights is not None:
+        self.tree_starts = None
+        if row_weights is not None and row_weights.ndim == 2:  # a batch
+            orders = [np.flatnonzero(w > 0).astype(np.int32) for w in row_weights]
+            self.tree_starts = np.cumsum([0] + [o.shape[0] for o in orders]).astype(np.int64)
+            self.order = np.concatenate(orders)
+            self.wp = np.concatenate([w[o] for w, o in zip(row_weights, orders)])
+            self.w = row_weights
+        elif row_weights is not None:
             self.w = row_weights
             self.order = np.flatnonzero(row_weights > 0).astype(np.int32)
         else:
@@ -312,19 +321,31 @@ class RowSplitter:
         # the targets and weights by position in ``order``, partitioned with it: a node
         # reads its rows' in order, not gathered from row ids
         self.yp = self.y[self.order]
-        self.wp = self.w[self.order] if self.w.shape[0] else self.w
-        # the values of the rows of small nodes, at their positions (a small root's now)
+        if self.tree_starts is None:
+            self.wp = self.w[self.order] if self.w.shape[0] else self.w
+        # the values of the rows of small nodes, at their positions (small roots' now)
         self.XP = np.empty((self.n, XT.shape[0]), dtype=X.dtype)
-        if self.n < _SMALL:
-            self.XP[:] = X[self.order]
+        for a, b in self._ranges():
+            if b - a < _SMALL:
+                self.XP[a:b] = X[self.order[a:b]]
         self.side = np.zeros(XT.shape[1], dtype=np.uint8)  # all 0: the root's statistics
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.random_seed, self.mono = random_seed, mono
 
+    def _ranges(self):
+        """Each tree's positions ``(start, end)``."""
+        s = np.array([0, self.n]) if self.tree_starts is None else self.tree_starts
+        return list(zip(s[:-1].tolist(), s[1:].tolist()))
+
     def root(self):
         """Statistics of all rows."""
         return rows_root(self)
+
+    def roots(self):
+        """Statistics of each tree's rows, a batch (``tree_starts``): [B, n_stats]."""
+        return np.stack([rows_root(self, self.order[a:b], w)
+                         for (a, b), w in zip(self._ranges(), self.w)])
 
     def find(self, ids, nodes, rng, max_features):
         """The random split of each open node ``ids``, each node's rows split at once
@@ -338,7 +359,7 @@ class RowSplitter:
             self.XP, _SMALL, self.order, starts, ends, self.yp, self.wp, self.is_clf, self.crit,
             self.min_samples_leaf, self.min_weight_leaf, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
-            node_seeds(self.random_seed, ids), feature_seeds(rng[0], ids), max_features,
+            rng.splits(ids), rng.features(ids), max_features,
             pool_of(self), self.mono, nodes.bounds[ids], sp.feature, sp.threshold, sp.mgl,
             sp.lst, sp.rst, sp.n_left, sp.n_right)
         return sp

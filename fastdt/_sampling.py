@@ -102,8 +102,8 @@ def choose_features(t_proxy, t_nl, t_nc, max_features, seeds, pool, perm, out):
 
 def feature_seeds(seed, ids):
     """Seeds (uint64, never 0) of the feature orders of the nodes ``ids`` of a tree with
-    the feature sampler's ``seed`` (:func:`choose_features`)."""
-    z = node_seeds(np.uint64(seed) ^ _FEATURES, ids)
+    the feature sampler's ``seed`` (:func:`choose_features`; or one seed per node)."""
+    z = node_seeds(np.asarray(seed, dtype=np.uint64) ^ _FEATURES, ids)
     z[z == 0] = _GOLDEN
     return z
 
@@ -139,17 +139,47 @@ _FEATURES = np.uint64(0x6A09E667F3BCC909)  # feature orders' seeds apart from th
 
 def node_seeds(seed, ids):
     """Seeds (uint64) of the nodes ``ids`` for ``splitter="random"``: the splitmix64
-    hash of the tree's seed and the node's id (ids are given in creation order, which
-    does not depend on the number of threads)."""
+    hash of the tree's seed (or one per node) and the node's id (ids are given in
+    creation order, which does not depend on the number of threads)."""
     z = np.array(ids, dtype=np.uint64)  # a copy: hashed in place
     z *= _GOLDEN
-    z += np.uint64(seed)
+    z += np.asarray(seed, dtype=np.uint64)
     z ^= z >> _S30
     z *= _MIX1
     z ^= z >> _S27
     z *= _MIX2
     z ^= z >> _S31
     return z
+
+
+class NodeSeeds:
+    """The seeds of the random choices of the nodes of the trees a growth driver grows
+    (:func:`fastdt._grow.grow`): :meth:`features` (the feature orders,
+    :func:`feature_seeds`) and :meth:`splits` (``splitter="random"``, :func:`node_seeds`).
+
+    ``seeds`` (uint64 [B]): each tree's seed. One tree: a node's choices hash the seed and
+    the node's id. Several trees grown together (a batch of a forest's): each node's
+    tree's seed and its id within that tree, the node tables' ``tree`` and ``local``
+    columns (``nodes``), so that a tree is the same grown alone or in a batch."""
+
+    def __init__(self, seeds, nodes=None):
+        self.split_seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
+        # the feature orders of a seed of 0 start from the golden ratio (never 0)
+        self.feature_seeds = np.where(self.split_seeds == 0, _GOLDEN, self.split_seeds)
+        self.nodes = nodes if self.split_seeds.shape[0] > 1 else None
+
+    def _keys(self, seeds, ids):
+        if self.nodes is None:
+            return seeds[0], ids
+        return seeds[self.nodes.tree[ids]], self.nodes.local[ids]
+
+    def features(self, ids):
+        """Seeds of the feature orders of the nodes ``ids``."""
+        return feature_seeds(*self._keys(self.feature_seeds, ids))
+
+    def splits(self, ids):
+        """Seeds of the random splits of the nodes ``ids``."""
+        return node_seeds(*self._keys(self.split_seeds, ids))
 
 
 def tree_pool(seed, n_features, size):

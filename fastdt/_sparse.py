@@ -21,7 +21,6 @@ from ._binning import feature_bins, thresholds
 from ._config import DEFAULT_SUBSAMPLE, ID_DTYPE
 from ._grow import Splits, choose
 from ._parallel import run
-from ._sampling import node_seeds
 from ._sparse_scan import (
     children_stats, partition_rows, relabel, route_sparse, scan_sparse, sort_columns,
     zero_sides,
@@ -159,14 +158,16 @@ def in_bag_layout(layout, weights):
     return out
 
 
-def rows_root(splitter):
+def rows_root(splitter, order=None, w=None):
     """Statistics of all the rows of a splitter that keeps them as ``order`` (row ids),
-    with ``side`` all 0, ``y``, ``w`` (empty: all 1), ``is_clf``, ``crit``, ``n_stats``."""
+    with ``side`` all 0, ``y``, ``w`` (empty: all 1), ``is_clf``, ``crit``, ``n_stats``;
+    or of the rows ``order`` with weights ``w`` (one tree of a batch)."""
+    order = splitter.order if order is None else order
+    w = splitter.w if w is None else w
     lst, rst = np.zeros((1, splitter.n_stats)), np.zeros((1, splitter.n_stats))
-    children_stats(0, 1, splitter.order, np.zeros(1, np.int64),
-                   np.full(1, splitter.order.shape[0], np.int64), splitter.side, splitter.y,
-                   splitter.w, splitter.is_clf, splitter.crit, lst, rst, np.zeros(1, np.int64),
-                   np.zeros(1, np.int64))
+    children_stats(0, 1, order, np.zeros(1, np.int64), np.full(1, order.shape[0], np.int64),
+                   splitter.side, splitter.y, w, splitter.is_clf, splitter.crit, lst, rst,
+                   np.zeros(1, np.int64), np.zeros(1, np.int64))
     return lst[0]
 
 
@@ -224,7 +225,7 @@ class SparseSplitter:
         t_mgl = np.full((k, n_features), -1, dtype=np.int8)
         live = self.live_end - self.indptr[:-1]
         scratch_n = int(live.max(initial=0)) if self.moved else 0
-        rseed = None if self.random_seed is None else node_seeds(self.random_seed, ids)
+        rseed = None if self.random_seed is None else rng.splits(ids)
         starts, ends = nodes.start[ids], nodes.end[ids]
         rows = int((ends - starts).sum())
         run(scan_sparse, n_features, int(live.sum()) + rows, self.indptr, self.live_end,

@@ -252,6 +252,123 @@ def test_trees_grown_in_reused_scratch_are_those_grown_afresh(data, params):
     assert "nodes" in scratch
 
 
+def _with_categories(X):
+    X = X.copy()
+    X[:, 7] = np.floor(np.abs(np.nan_to_num(X[:, 7])) * 3) % 5
+    return X
+
+
+def _assert_same_tree(a, b):
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+_BATCHABLE = [{}, {"splitter": "hist"}, {"splitter": "random"},
+              {"splitter": "random", "categorical_features": [7]},
+              {"categorical_features": [7], "criterion": "entropy"},
+              {"splitter": "hist", "categorical_features": [7]},
+              {"monotonic_cst": [1, -1, 0, 0, 0, 0, 0, 0]},
+              {"regression": True}, {"regression": True, "splitter": "hist"},
+              {"regression": True, "splitter": "random", "criterion": "friedman_mse"},
+              {"min_impurity_decrease": 0.002, "max_depth": 5},
+              {"sample_weight": True, "splitter": "hist"}, {"sample_weight": True}]
+
+
+@pytest.mark.parametrize("params", _BATCHABLE, ids=str)
+def test_trees_grown_in_a_batch_are_those_grown_alone(data, params):
+    """grow_batch grows several trees level by level together: each is the tree grow()
+    gives alone, array for array, among them a tree whose root cannot split (one class)
+    and one of five rows."""
+    X, y, yr = data
+    params = dict(params)
+    target = yr if params.pop("regression", False) else y
+    sw = np.random.default_rng(5).uniform(0.5, 2.0, X.shape[0]) \
+        if params.pop("sample_weight", False) else None
+    if "categorical_features" in params:
+        X = _with_categories(X)
+    prep = _engine.prepare(X, target, sw, dict(params, max_features=3))
+    assert _engine.batchable(prep)
+    n = X.shape[0]
+    bags = [in_bag_counts(s, n, n).astype(float) for s in (1, 2, 3)]
+    bags.insert(1, (y == 1) * 1.0)  # classification: a pure root
+    bags.insert(3, np.where(np.arange(n) < 5, 1.0, 0.0))
+    seeds = [11, 12, 13, 14, 15]
+    batch = _engine.grow_batch(prep, seeds, bags, scratch={})
+    assert len(batch) == len(seeds)
+    for seed, w, raw in zip(seeds, bags, batch):
+        alone = _engine.grow(prep, seed=seed, row_weights=w)
+        _assert_same_tree(_engine.assemble(prep, raw), _engine.assemble(prep, alone))
+
+
+@pytest.mark.parametrize("params", [{"missing": "surrogate"}, {"missing": "fractional"},
+                                    {"max_leaf_nodes": 9}, {"criterion": "absolute_error"},
+                                    {"min_weight_fraction_leaf": 0.05}], ids=str)
+def test_what_does_not_grow_in_batches(data, params):
+    """Fits whose trees need state of their own (surrogates, copies of rows, best-first
+    order, the absolute error's ranks, a weight fraction of each tree's) are not
+    batchable: grow_batch refuses them, and their forests grow tree by tree."""
+    X, y, yr = data
+    target = yr if params.get("criterion") == "absolute_error" else y
+    prep = _engine.prepare(X, target, None, params)
+    assert not _engine.batchable(prep)
+    w = np.ones(X.shape[0])
+    with pytest.raises(ValueError, match="batch"):
+        _engine.grow_batch(prep, [1, 2], [w, w])
+    forest = fit_forest(X, target, n_estimators=3, random_state=0, **params)
+    for i, seed in enumerate(forest.params["seeds"]):
+        prep = _engine.prepare(X, target, None, dict(params, max_features=forest.params[
+            "tree_params"]["max_features"]))
+        alone = _engine.grow(prep, seed=seed, row_weights=in_bag_counts(
+            seed, X.shape[0], X.shape[0]).astype(float))
+        _assert_same_tree(forest.tree(i), _engine.assemble(prep, alone))
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+@pytest.mark.parametrize("params", [{}, {"splitter": "hist"}, {"splitter": "random"},
+                                    {"class_weight": "balanced_subsample"},
+                                    {"categorical_features": [7], "splitter": "hist"}],
+                         ids=str)
+def test_forest_in_batches_is_the_forest_tree_by_tree(data, params, monkeypatch):
+    """A forest's trees grow in batches (several sizes) or one by one, on one thread or
+    two: the same forest, and the same out-of-bag results."""
+    from fastdt.ensemble import api
+
+    X, y, _ = data
+    if "categorical_features" in params:
+        X = _with_categories(X)
+    forests = []
+    for most, jobs in ((1, 1), (3, 1), (16, 2), (16, 1)):
+        monkeypatch.setattr(api, "_BATCH_TREES", most)
+        forests.append(fit_forest(X, y, n_estimators=7, random_state=0, oob_score=True,
+                                  n_jobs=jobs, **params))
+    for other in forests[1:]:
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(forests[0], name), getattr(other, name))
+        np.testing.assert_array_equal(forests[0].oob_["decision"], other.oob_["decision"])
+
+
+def test_batch_size():
+    """Batches fill the entries and trees allowed, in a whole number of rounds of the
+    threads, of about equal sizes."""
+    from fastdt.ensemble.api import _batch_size
+
+    class Prep:
+        splitter, n_features = "best", 14
+        target = np.zeros(26_048)
+
+    assert _batch_size(Prep, 100, 2) == 10  # 2**22 // (26,048 * 14) = 11 a batch at most
+    assert _batch_size(Prep, 3, 2) == 2
+    assert _batch_size(Prep, 3, 1) == 3
+    assert _batch_size(Prep, 0, 2) == 1  # a warm start growing no tree
+    Prep.splitter = "hist"
+    assert _batch_size(Prep, 100, 2) == 13  # 16 at most: 8 batches, 4 per thread
+    assert _batch_size(Prep, 100, 16) == 7  # 16 batches of 6-7
+    Prep.target = np.zeros(5_000_000)
+    assert _batch_size(Prep, 100, 2) == 1
+    Prep.target = np.zeros(1000)
+    assert _batch_size(Prep, 40, 1) == 14  # 3 batches of 13-14
+
+
 def test_same_forest_on_every_thread_count(on_each_thread_count):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(3000, 12))

@@ -8,6 +8,10 @@ no row of X is copied). Tree ``i`` is fully determined by its seed (drawn from
 ``random_state``): the bootstrap counts, the feature sampler and the random splits all
 come from it, so a forest is the same bit for bit whatever the number of threads, and
 the in-bag counts can be regenerated for the out-of-bag results.
+
+Trees of modest data grow in batches (:func:`fastdt._engine.grow_batch`): the trees of
+a batch grow level by level together, one pass of the growth driver's Python and one
+call of each kernel per level for all of them, and each is the tree grown alone.
 """
 
 import sys
@@ -240,18 +244,30 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
             w = w * _balanced(prep.target, w, prep.n_stats)
         return w
 
+    import numba
+
     from .._sampling import tree_pool  # numba loads with the first fit, not on import
 
     local = threading.local()  # each thread's scratch: the buffers its trees reuse
 
-    def one_tree(seed):
-        pool = None if n_pool is None else tree_pool(seed, prep.n_features, n_pool)
-        scratch = local.__dict__.setdefault("scratch", {})
-        tree = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=weights(seed),
-                                                   features=pool, scratch=scratch))
+    def finish(raw):
+        tree = _engine.assemble(prep, raw)
         return prune(tree, ccp_alpha) if ccp_alpha > 0.0 else tree
 
-    trees = kept + _grow_all(one_tree, seeds[len(kept):], fp["verbose"])
+    batched = n_pool is None and _engine.batchable(prep)
+
+    def some_trees(chunk):  # the trees of these seeds
+        scratch = local.__dict__.setdefault("scratch", {})
+        if batched and len(chunk) > 1:
+            return [finish(raw) for raw in _engine.grow_batch(
+                prep, chunk, [weights(s) for s in chunk], scratch=scratch)]
+        return [finish(_engine.grow(
+            prep, seed=s, row_weights=weights(s), scratch=scratch,
+            features=None if n_pool is None else tree_pool(s, prep.n_features, n_pool)))
+            for s in chunk]
+
+    size = _batch_size(prep, len(seeds) - len(kept), numba.get_num_threads()) if batched else 1
+    trees = kept + _grow_all(some_trees, seeds[len(kept):], fp["verbose"], size)
     if kept and len(trees) > len(kept) and _json(trees[-1].params) != _json(kept[0].params):
         raise ValueError("extend: the new trees' parameters differ from the kept trees' "
                          "(warm start needs the parameters of the first fit)")
@@ -304,35 +320,62 @@ def _json(params):
     return json.dumps(params, default=_json_default, sort_keys=True)
 
 
-def _grow_all(one_tree, seeds, verbose):
-    """Every tree, ``one_tree(seed)`` each: on as many threads as numba has, one tree per
-    thread at a time, each tree's kernels on its own thread (its levels then never wait
-    for another thread, and the small levels of deep trees run side by side). A tree
-    depends on its seed alone, so the forest is the same on any number of threads."""
+#: A batch of trees holds at most this many entries of its trees' layouts (rows times
+#: features, exact trees: 28 bytes each; histogram trees: rows) ...
+_BATCH_ENTRIES = 2**22
+#: ... and at most this many trees.
+_BATCH_TREES = 16
+
+
+def _batch_size(prep, n_trees, threads):
+    """Trees per batch (:func:`_grow_all`): as many as :data:`_BATCH_ENTRIES` and
+    :data:`_BATCH_TREES` allow, and batches of about equal size, a whole number of them
+    per thread (so that the threads finish together)."""
+    if n_trees <= 1:  # nothing to batch (a warm start may add no tree)
+        return 1
+    n = max(1, prep.target.shape[0])
+    per_tree = n if prep.splitter == "hist" else n * prep.n_features
+    most = max(1, min(_BATCH_TREES, _BATCH_ENTRIES // per_tree, (2**31 - 1) // n))
+    threads = max(1, min(threads, n_trees))
+    n_batches = threads * -(-n_trees // (threads * most))
+    return max(1, -(-n_trees // n_batches))
+
+
+def _grow_all(some_trees, seeds, verbose, size=1):
+    """Every tree, ``some_trees(seeds)`` giving the trees of a chunk of ``size`` seeds (a
+    batch grown together, or one after another): on as many threads as numba has, one
+    chunk per thread at a time, each chunk's kernels on its own thread (its levels then
+    never wait for another thread, and the small levels of deep trees run side by
+    side). A tree depends on its seed alone, so the forest is the same on any number of
+    threads and in chunks of any size."""
     import numba
 
-    threads = min(numba.get_num_threads(), len(seeds))
+    chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+    threads = min(numba.get_num_threads(), len(chunks))
     t0 = time.perf_counter()
-    trees = [None] * len(seeds)
+    trees = [None] * len(chunks)
     if threads <= 1:
-        for i, seed in enumerate(seeds):
-            trees[i] = one_tree(seed)
+        done = 0
+        for i, chunk in enumerate(chunks):
+            trees[i] = some_trees(chunk)
+            done += len(chunk)
             if verbose:
-                _progress(i + 1, len(seeds), time.perf_counter() - t0)
-        return trees
+                _progress(done, len(seeds), time.perf_counter() - t0)
+        return [t for chunk in trees for t in chunk]
     from concurrent.futures import ThreadPoolExecutor
 
     def work(i):
         numba.set_num_threads(1)  # this thread's kernels run on it alone
-        trees[i] = one_tree(seeds[i])
+        trees[i] = some_trees(chunks[i])
+        return len(chunks[i])
 
     done = 0
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fastdt-forest") as pool:
-        for _ in pool.map(work, range(len(seeds))):
-            done += 1
+        for n_done in pool.map(work, range(len(chunks))):
+            done += n_done
             if verbose:
                 _progress(done, len(seeds), time.perf_counter() - t0)
-    return trees
+    return [t for chunk in trees for t in chunk]
 
 
 def _balanced(target, w, n_classes):
