@@ -296,10 +296,11 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     if nodes is not None and nodes.widths == widths:
         nodes.clear()
     else:
-        # room for every node trees of these rows can have, up to 4,096 a tree (then
-        # doubling)
+        # room for every node the trees of these rows can have, up to 4,096 (a batch:
+        # 32,768 a tree, as deep forest trees of a batch's size have; pages untouched
+        # cost nothing, while growing the tables copies them), then doubling
         most = 2 * splitter.n - n_roots if max_leaf_nodes <= 0 else 2 * max_leaf_nodes - 1
-        nodes = Nodes(*widths, cap=max(1, min(most, 4096 * n_roots)))
+        nodes = Nodes(*widths, cap=max(1, min(most, 32768 * n_roots if batch else 4096)))
         if scratch is not None:
             scratch["nodes"] = nodes
     # as can_split takes them (one compiled signature)
