@@ -360,14 +360,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
                                   min_weight_leaf=lim["min_weight_leaf"])
         max_surrogates = 0
     elif prep.splitter == "hist":
-        from ._hist import HistSplitter
-
-        ds = prep.dataset
-        rows, target, weights = _hist_rows(prep, row_weights)
-        splitter = HistSplitter(ds.codes, target, weights, rows=rows, n_bins=ds.n_bins,
-                                bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
-                                pool=None if scratch is None else scratch.get("hist_pool"),
-                                **common)
+        splitter = _hist_splitter(prep, common, scratch, *_hist_rows(prep, row_weights))
         splitter.reg = (float(l2_regularization), float(l1_regularization))
         max_surrogates = 0
     elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
@@ -392,7 +385,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         from ._exact import ExactSplitter, in_bag_layout
 
         if row_weights is not None:
-            layout = in_bag_layout(prep.layout, row_weights)
+            layout = in_bag_layout(prep.layout, row_weights[None])[0]
         else:
             layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
         splitter = ExactSplitter(
@@ -438,16 +431,10 @@ def grow_batch(prep, seeds, row_weights, *, scratch=None):
     lim = dict(prep.limits, min_weight_leaf=0.0)  # batchable: no weight fraction
     common = _common(prep, lim)
     if prep.splitter == "hist":
-        from ._hist import HistSplitter
-
-        ds = prep.dataset
         rows, target, w = zip(*(_hist_rows(prep, rw) for rw in weights))
         starts = np.cumsum([0] + [r.shape[0] for r in rows]).astype(np.int64)
-        splitter = HistSplitter(ds.codes, np.concatenate(target), np.concatenate(w),
-                                rows=np.concatenate(rows), n_bins=ds.n_bins, bin_lo=ds.bin_lo,
-                                bin_hi=ds.bin_hi, mono=prep.mono, tree_starts=starts,
-                                pool=None if scratch is None else scratch.get("hist_pool"),
-                                **common)
+        splitter = _hist_splitter(prep, common, scratch, np.concatenate(rows),
+                                  np.concatenate(target), np.concatenate(w), starts)
     elif prep.layout is None:
         splitter = _row_splitter(prep, np.stack(weights), seeds, lim)
     else:
@@ -491,6 +478,18 @@ def _row_splitter(prep, row_weights, seed, lim):
                        is_clf=prep.is_clf, crit=prep.crit,
                        min_samples_leaf=lim["min_samples_leaf"],
                        min_weight_leaf=lim["min_weight_leaf"])
+
+
+def _hist_splitter(prep, common, scratch, rows, target, weights, tree_starts=None):
+    """The :class:`fastdt._hist.HistSplitter` of ``prep``'s Dataset over ``rows`` (one
+    tree's, or a batch's side by side, ``tree_starts``), reusing ``scratch``'s pool."""
+    from ._hist import HistSplitter
+
+    ds = prep.dataset
+    return HistSplitter(ds.codes, target, weights, rows=rows, n_bins=ds.n_bins,
+                        bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
+                        pool=None if scratch is None else scratch.get("hist_pool"),
+                        tree_starts=tree_starts, **common)
 
 
 def _hist_rows(prep, row_weights):

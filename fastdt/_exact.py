@@ -129,21 +129,21 @@ def node_groups(part, scan, n_features, threads, nested=True):
 
 
 def in_bag_layout(layout, weights):
-    """The presorted layout of the rows of positive ``weights`` (float64 [n], by row id;
-    a forest tree's in-bag counts times the sample weights), in the same sorted order,
-    each entry weighted: a tree's own layout without sorting anything again. ``weights``
-    float64 [B, n] (a batch of trees): their layouts side by side, tree b's row ids
-    offset by ``b * n``; returns ``(layout, starts)``, where each tree's positions start
-    (int64 [B + 1]: an :class:`ExactSplitter`'s ``tree_starts``)."""
+    """``(layout, starts)``: the presorted layouts of the rows of positive ``weights``
+    (float64 [B, n], by row id: each tree's in-bag counts times the sample weights), in
+    the same sorted order, each entry weighted: a tree's own layout without sorting
+    anything again. The B trees' layouts lie side by side, tree b's row ids offset by
+    ``b * n``, its positions from ``starts[b]`` (int64 [B + 1]: an
+    :class:`ExactSplitter`'s ``tree_starts``; one tree: ids as they are)."""
     idx, xs, ys, _ = layout
-    w = np.ascontiguousarray(np.atleast_2d(weights), dtype=np.float64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
     starts = np.zeros(w.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.count_nonzero(w > 0, axis=1), out=starts[1:])
     n_features, m = idx.shape[0], int(starts[-1])
     out = (np.empty((n_features, m), dtype=idx.dtype), np.empty((n_features, m), dtype=xs.dtype),
            np.empty((n_features, m)), np.empty((n_features, m)))
     run(gather_in_bag, n_features, idx.size * w.shape[0], idx, xs, ys, w, starts, *out)
-    return out if np.ndim(weights) == 1 else (out, starts)
+    return out, starts
 
 
 class ExactSplitter:

@@ -241,15 +241,18 @@ class HistSplitter(HistPool):
         self.log_crit = log_criterion(is_clf, crit)
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.weighted = weights is not None
-        self.ycode, self.rstat, self.total = row_arrays(target, weights, is_clf, crit,
-                                                        n_stats)
         self.tree_starts = tree_starts
         self.n_trees = 1 if tree_starts is None else tree_starts.shape[0] - 1
-        if tree_starts is not None:  # each tree's total, summed as it alone sums it
+        if tree_starts is None:
+            self.ycode, self.rstat, self.total = row_arrays(target, weights, is_clf, crit,
+                                                            n_stats)
+        else:  # each tree's arrays and total, as it alone makes them, side by side
             s = tree_starts
-            self.totals = np.stack([row_arrays(
-                target[s[b]:s[b + 1]], None if weights is None else weights[s[b]:s[b + 1]],
-                is_clf, crit, n_stats)[2] for b in range(s.shape[0] - 1)])
+            parts = [row_arrays(target[a:b], None if weights is None else weights[a:b],
+                                is_clf, crit, n_stats) for a, b in zip(s[:-1], s[1:])]
+            self.ycode, self.rstat, self.totals = (np.concatenate([p[0] for p in parts]),
+                                                   np.concatenate([p[1] for p in parts]),
+                                                   np.stack([p[2] for p in parts]))
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None

@@ -311,18 +311,18 @@ class RowSplitter:
             self.order = np.concatenate(orders)
             self.wp = np.concatenate([w[o] for w, o in zip(row_weights, orders)])
             self.w = row_weights
-        elif row_weights is not None:
-            self.w = row_weights
-            self.order = np.flatnonzero(row_weights > 0).astype(np.int32)
         else:
-            self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
-            self.order = np.arange(XT.shape[1], dtype=np.int32)
-        self.n = self.order.shape[0]
-        # the targets and weights by position in ``order``, partitioned with it: a node
-        # reads its rows' in order, not gathered from row ids
-        self.yp = self.y[self.order]
-        if self.tree_starts is None:
+            if row_weights is not None:
+                self.w = row_weights
+                self.order = np.flatnonzero(row_weights > 0).astype(np.int32)
+            else:
+                self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
+                self.order = np.arange(XT.shape[1], dtype=np.int32)
             self.wp = self.w[self.order] if self.w.shape[0] else self.w
+        self.n = self.order.shape[0]
+        # the targets (and above, the weights) by position in ``order``, partitioned with
+        # it: a node reads its rows' in order, not gathered from row ids
+        self.yp = self.y[self.order]
         # the values of the rows of small nodes, at their positions (small roots' now)
         self.XP = np.empty((self.n, XT.shape[0]), dtype=X.dtype)
         for a, b in self._ranges():
