@@ -479,12 +479,14 @@ def _to_float(a):
 def check_X_fit(X, categorical_features=None):
     """Convert training ``X`` (array or DataFrame) for the kernels.
 
-    Returns ``(arr, categories)``: ``arr`` as :func:`check_X` (categorical columns hold
-    codes, NaN for missing), ``categories`` a list with, per feature, ``None``
-    (numeric) or the list of its levels (code ``k`` is ``levels[k]``).
+    Returns ``(arr, categories, has_nan)``: ``arr`` as :func:`check_X` (categorical
+    columns hold codes, NaN for missing), ``categories`` a list with, per feature,
+    ``None`` (numeric) or the list of its levels (code ``k`` is ``levels[k]``), and
+    whether any value is missing.
     """
-    arr, categories, _ = _convert(X, categorical_features, None, fitting=True)
-    return arr, categories if categories is not None else [None] * arr.shape[1]
+    arr, categories, n_nan = _convert(X, categorical_features, None, fitting=True)
+    categories = categories if categories is not None else [None] * arr.shape[1]
+    return arr, categories, n_nan > 0
 
 
 def check_X_sparse_fit(X, categorical_features=None):

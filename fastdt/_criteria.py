@@ -229,6 +229,14 @@ def log_criterion(is_clf, crit):
     return crit if is_clf and crit != GINI else None
 
 
+def reg_criterion(is_clf, crit):
+    """The criterion ``crit`` of a regression, else None: the exact numeric scan
+    (:func:`fastdt._exact_scan._scan_segment`) prunes the regression score from a
+    classification's loop (about 0.5 s less to compile; a regression compiles a
+    signature of its own), as :func:`log_criterion` the log scores."""
+    return None if is_clf else crit
+
+
 @JIT
 def monotone_ok(is_clf, cst, left, total, wl, wr, sl, lower, upper, reg):
     """Whether a candidate keeps a monotonic constraint (scikit-learn's rule): the

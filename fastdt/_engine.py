@@ -51,6 +51,9 @@ class Prepared:
         The bins (histogram splitter; never rearranged: trees read them through row
         ids).
     n_features, feature_names, categories, n_categories, mode, max_surrogates
+    has_missing : bool
+        Whether any value of ``X`` is missing (the exact scan is compiled without its
+        steps for missing values when none is and ``mode`` is 0).
     limits : dict
         The stopping rules resolved to numbers (:func:`fastdt._input.resolve_limits`).
     seed : uint64
@@ -61,6 +64,8 @@ class Prepared:
     record : dict
         The parameters stored in the Tree.
     """
+
+    has_missing = True  # unless prepare() finds X complete
 
 
 def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
@@ -88,7 +93,7 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
                 f"max_bins={p['max_bins']} differs from the Dataset's max_bins={X.max_bins}; "
                 "bin a new Dataset to change it"
             )
-        dataset, Xa = X, None
+        dataset, Xa, has_nan = X, None, False
         prep.feature_names = X.feature_names
         n, n_features = X.shape
         categories = X.categories
@@ -98,13 +103,13 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
         dataset = None
         prep.feature_names = _input.feature_names_of(X)
         if _input.is_sparse(X):  # CSC columns, never a dense copy (fastdt._sparse)
-            Xa = None
+            Xa, has_nan = None, False
             # in a box: prepare_sparse takes the columns out, and frees them as it goes
             cols = [_input.check_X_sparse_fit(X, p["categorical_features"])]
             n, n_features = cols[0][3], cols[0][0].shape[0] - 1
             categories = [None] * n_features
         else:
-            Xa, categories = _input.check_X_fit(X, p["categorical_features"])
+            Xa, categories, has_nan = _input.check_X_fit(X, p["categorical_features"])
             n, n_features = Xa.shape
     mode = MISSING_STRATEGIES.index(p["missing"])
     sparse = dataset is None and Xa is None
@@ -175,8 +180,7 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
         if ymul is not None:
             ymul = np.ascontiguousarray(ymul[positive])
     # None: every weight is 1 (fractional rows need weights of their own)
-    has_nan = Xa is not None and mode == 1 and bool(np.isnan(Xa).any())
-    prep.weights = sw if np.any(sw != 1.0) or has_nan else None
+    prep.weights = sw if np.any(sw != 1.0) or (mode == 1 and has_nan) else None
     prep.task, prep.criterion, prep.crit = task, criterion, crit
     prep.is_clf = task == "classification"
     prep.classes, prep.target, prep.n_stats = classes, target, n_stats
@@ -189,6 +193,7 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
     prep.mono = _input.monotonic_constraints(p["monotonic_cst"], n_features,
                                              prep.n_categories, classes, mode)
     prep.record = _record(p, criterion, task, splitter, dataset)
+    prep.has_missing = has_nan  # any value of X missing (NaN)
     prep.X = prep.layout = prep.dataset = prep.sparse = prep.coded = None
     prep.positive = positive  # None, or which rows of X take part (weight > 0)
     if sparse:
@@ -376,6 +381,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
         wide = wide_columns(prep.n_features, prep.coded)
         inner = ExactSplitter(prep.X, layout, mode=0, max_surrogates=0,
+                              has_missing=prep.has_missing,
                               **dict(common, n_categories=prep.n_categories[wide]))
         splitter = CodedSplitter(inner, prep.coded, prep.target, prep.n_features,
                                  crit=prep.crit, min_samples_leaf=lim["min_samples_leaf"],
@@ -390,6 +396,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
             layout = tuple(a.copy() for a in prep.layout) if copy else prep.layout
         splitter = ExactSplitter(
             prep.X, layout, mode=prep.mode, max_surrogates=prep.max_surrogates,
+            has_missing=prep.has_missing,
             random_seed=seed if prep.splitter == "random" else None, mono=prep.mono,
             ymul=prep.ymul, offs=prep.offs, **common)
         max_surrogates = prep.max_surrogates if prep.mode == 2 else 0
@@ -445,6 +452,7 @@ def grow_batch(prep, seeds, row_weights, *, scratch=None):
         layout, starts = in_bag_layout(prep.layout, np.stack(weights))
         splitter = ExactSplitter(
             prep.X, layout, mode=0, max_surrogates=0, tree_starts=starts, mono=prep.mono,
+            has_missing=prep.has_missing,
             random_seed=seeds if prep.splitter == "random" else None, **common)
     return _run(prep, splitter, lim, seeds, 0, lim["max_features"], scratch)
 

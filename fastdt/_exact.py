@@ -26,7 +26,7 @@ from ._exact_scan import (
 from ._grow import Splits, choose, drawn_scan, node_ranges
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
-from ._criteria import log_criterion, node_weights
+from ._criteria import log_criterion, node_weights, reg_criterion
 from ._parallel import n_threads, run
 
 
@@ -179,13 +179,17 @@ class ExactSplitter:
         ``[tree_starts[b], tree_starts[b + 1])``, its rows' ids offset by ``b * n`` (``n``:
         the rows of X). ``missing="learn"``, one output, not absolute error: the ids then
         only mark sides.
+    has_missing : bool
+        Whether any row of X misses a value. False (with ``mode`` 0) compiles and runs
+        the numeric scan without its steps for missing values
+        (:func:`fastdt._exact_scan.scan_features`' ``missing``).
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
 
     def __init__(self, X, layout, *, n_stats, is_clf, crit, n_categories, mode,
                  max_surrogates, min_samples_leaf, min_weight_leaf, random_seed=None,
-                 mono=None, ymul=None, offs=None, tree_starts=None):
+                 mono=None, ymul=None, offs=None, tree_starts=None, has_missing=True):
         n = X.shape[0]
         if tree_starts is not None:
             if mode != 0 or ymul is not None or crit == ABSOLUTE_ERROR:
@@ -202,6 +206,7 @@ class ExactSplitter:
         self.n_categories = n_categories
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.mode = mode
+        self.missing = True if has_missing or mode != 0 else None
         self.max_surrogates = max_surrogates
         self.idx, self.xs, self.ys, self.ws = layout
         self.side = np.zeros(n, dtype=np.uint8)
@@ -289,10 +294,11 @@ class ExactSplitter:
             run(scan_features, n_items, work, self.idx, self.xs, self.ys, self.ws, self.side,
                 part, self.part_dst, self.part_frac, self.dup, scan, cuts, scan_stats,
                 nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.is_clf,
-                self.crit, log_criterion(self.is_clf, self.crit), self.min_samples_leaf,
-                self.min_weight_leaf, self.cats, self.mode != 0, rseed, self.mono,
-                nodes.bounds[ids], self.mae_rank, self.ylay[2] if mae else np.empty(0),
-                self.ymul, self.offs, seeds,
+                self.crit, log_criterion(self.is_clf, self.crit),
+                reg_criterion(self.is_clf, self.crit), self.min_samples_leaf,
+                self.min_weight_leaf, self.cats, self.mode != 0, self.missing, rseed,
+                self.mono, nodes.bounds[ids], self.mae_rank,
+                self.ylay[2] if mae else np.empty(0), self.ymul, self.offs, seeds,
                 int(max_features), pool, t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat, t_mae)
 
         if not seeds.shape[0]:  # the partition fused with the scan, feature by feature
@@ -321,8 +327,8 @@ class ExactSplitter:
         sp.mgl[has] = t_mgl[has, feat[has]]
         sp.cat[has] = t_cat[has, feat[has]]
         run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
-            sp.threshold, sp.mgl, sp.cat, self.n_categories, self.is_clf, self.crit,
-            self.mode, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
+            sp.threshold, sp.mgl, sp.cat, self.cats, self.is_clf, self.crit, self.mode,
+            self.missing, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
         if self.ymul is not None:  # every output's statistics of the children
             run(children_multi, k, rows, self.idx, self.ws, scan, feat, self.side,
                 self.is_clf, self.crit, self.ymul, self.offs, sp.lst, sp.rst)

@@ -341,8 +341,8 @@ def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
 @JIT
 def _scan_segment(
     xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit, log_crit,
-    min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, mono, f,
-    lower, upper,
+    reg_crit, min_samples_leaf, min_weight_leaf, left, work, miss, missing, present_only,
+    tot_p, mono, f, lower, upper,
 ):
     """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
     ``ws_f``).
@@ -370,11 +370,17 @@ def _scan_segment(
     present values that are not all equal is non-constant, the score returned is
     :func:`fastdt._criteria.present_score` and ``n_left`` counts present rows.
 
+    ``miss``: scratch for the statistics of the node's missing rows. ``missing``: None
+    when no row of the fit misses a value and ``present_only`` is False: numba then
+    prunes every step for missing values before typing (a compiled variant of its own,
+    about 3 s less to compile for a first fit of data without them); else True.
+
     ``mono``, ``f``, ``lower``, ``upper``: the monotonic constraints (None: none, and
     numba prunes the check), the feature, and the node's bounds; a candidate that
-    breaks them is skipped (:func:`fastdt._criteria.monotone_ok`). ``log_crit``:
-    :func:`fastdt._criteria.log_criterion` (None: gini or regression, and the other
-    scores are pruned from the loop).
+    breaks them is skipped (:func:`fastdt._criteria.monotone_ok`). ``log_crit``,
+    ``reg_crit``: :func:`fastdt._criteria.log_criterion` and
+    :func:`fastdt._criteria.reg_criterion`; numba prunes the score of each that is None
+    from the loop (gini: both).
     """
     best_num = -np.inf
     best_den = 1.0
@@ -382,32 +388,45 @@ def _scan_segment(
     best_thr = np.nan
     best_mgl = -1
     e = b  # end of the present values
-    while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
-        e -= 1
+    if missing is not None:  # None: no value is missing (see the docstring)
+        while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
+            e -= 1
     n_node = b - a
     n_miss = b - e
     if e == a or ((n_miss == 0 or present_only)
                   and xs_f[e - 1] <= xs_f[a] + FEATURE_THRESHOLD):
         return -np.inf, best_nl, best_thr, False, best_mgl
-    w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss) if n_miss else 0.0
-    if present_only:  # the node reduced to its present rows
-        for c in range(total.shape[0]):
-            tot_p[c] = total[c] - miss[c] if n_miss else total[c]
-        total = tot_p
-        w_node = w_node - w_miss
-        n_node = e - a
-        if n_miss and crit == GAIN_RATIO:  # the present rows' entropy
-            imp_node = impurity(crit, tot_p, w_node)
+    w_miss = 0.0
+    n_pass = 1
+    if missing is not None:
+        if n_miss:
+            w_miss = _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss)
+        if present_only:  # the node reduced to its present rows
+            for c in range(total.shape[0]):
+                tot_p[c] = total[c] - miss[c] if n_miss else total[c]
+            total = tot_p
+            w_node = w_node - w_miss
+            n_node = e - a
+            if n_miss and crit == GAIN_RATIO:  # the present rows' entropy
+                imp_node = impurity(crit, tot_p, w_node)
+        elif n_miss:
+            n_pass = 2
     gini = is_clf and crit == GINI
     binary = is_clf and left.shape[0] == 2
-    n_pass = 2 if n_miss and not present_only else 1
     for missing_left in range(n_pass):
         # missing rows start on the left in the second pass
         for c in range(left.shape[0]):
-            left[c] = miss[c] if missing_left else 0.0
-        wl = w_miss if missing_left else 0.0
-        sl = miss[1] if missing_left and not is_clf else 0.0
-        nl = n_miss if missing_left else 0
+            left[c] = 0.0
+        wl = 0.0
+        sl = 0.0
+        nl = 0
+        if missing is not None:
+            if missing_left:
+                for c in range(left.shape[0]):
+                    left[c] = miss[c]
+                wl = w_miss
+                sl = miss[1] if not is_clf else 0.0
+                nl = n_miss
         l0 = left[0] if binary else 0.0
         l1 = left[1] if binary else 0.0
         for p in range(a, e - 1):
@@ -448,12 +467,14 @@ def _scan_segment(
                     sq_r += rc * rc
                 num = sq_l * wr + sq_r * wl
                 den = wl * wr
-            elif log_crit is None:  # regression; the log scores pruned (log_criterion)
-                num, den = score_candidate(False, crit, left, total, wl, wr, sl, imp_node,
-                                           work, NO_REG)
-            else:  # entropy, log loss, gain ratio: a literal task, as in _hist_scan
+            elif reg_crit is not None:  # regression (classification: pruned)
+                num, den = score_candidate(False, reg_crit, left, total, wl, wr, sl,
+                                           imp_node, work, NO_REG)
+            elif log_crit is not None:  # entropy, log loss, gain ratio: a literal task
                 num, den = score_candidate(True, log_crit, left, total, wl, wr, sl,
                                            imp_node, work, NO_REG)
+            else:  # gini, above: no other score compiled into its loop
+                continue
             if not num * best_den > best_num * den:
                 continue
             best_num = num
@@ -461,25 +482,27 @@ def _scan_segment(
             best_nl = nl
             best_thr = split_threshold(x0, x1)
             best_mgl = missing_left if n_miss else -1
-        if (n_pass == 2 and not missing_left and n_node - n_miss >= min_samples_leaf
-                and n_miss >= min_samples_leaf):
-            num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
-                                           min_weight_leaf, mono, f, lower, upper, imp_node,
-                                           left, work, NO_REG)
-            if num * best_den > best_num * den:
-                best_num = num
-                best_den = den
-                best_nl = n_node - n_miss
-                best_thr = np.inf
-                best_mgl = 0
-    if present_only:
-        if best_nl == 0:
-            return -np.inf, 0, best_thr, True, -1
-        wl = 0.0  # weight of the present rows going left
-        for p in range(a, a + best_nl):
-            wl += ws_f[np.uint64(p)] if weighted else 1.0
-        return (present_score(is_clf, crit, best_num / best_den, total, w_node, wl, w_miss),
-                best_nl, best_thr, True, -1)
+        if missing is not None:
+            if (n_pass == 2 and not missing_left and n_node - n_miss >= min_samples_leaf
+                    and n_miss >= min_samples_leaf):
+                num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
+                                               min_weight_leaf, mono, f, lower, upper,
+                                               imp_node, left, work, NO_REG)
+                if num * best_den > best_num * den:
+                    best_num = num
+                    best_den = den
+                    best_nl = n_node - n_miss
+                    best_thr = np.inf
+                    best_mgl = 0
+    if missing is not None:
+        if present_only:
+            if best_nl == 0:
+                return -np.inf, 0, best_thr, True, -1
+            wl = 0.0  # weight of the present rows going left
+            for p in range(a, a + best_nl):
+                wl += ws_f[np.uint64(p)] if weighted else 1.0
+            return (present_score(is_clf, crit, best_num / best_den, total, w_node, wl,
+                                  w_miss), best_nl, best_thr, True, -1)
     return best_num / best_den, best_nl, best_thr, True, best_mgl
 
 
@@ -624,9 +647,9 @@ def _scan_categorical(
 @JIT
 def scan_features(
     lo, hi, idx, xs, ys, ws, side, part, part_dst, part_frac, dup, scan, cuts, scan_stats,
-    scan_w, scan_imp, is_clf, crit, log_crit, min_samples_leaf, min_weight_leaf, cats,
-    present_only, rseed, mono, bounds, mae_rank, mae_y, ymul, offs, seeds, max_features,
-    pool, out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat, out_mae,
+    scan_w, scan_imp, is_clf, crit, log_crit, reg_crit, min_samples_leaf, min_weight_leaf,
+    cats, present_only, missing, rseed, mono, bounds, mae_rank, mae_y, ymul, offs, seeds,
+    max_features, pool, out_proxy, out_nl, out_thr, out_nonconst, out_mgl, out_cat, out_mae,
 ):
     """Partition the nodes split last level, then scan the open nodes, for the tasks
     ``[lo, hi)`` (a feature and a group of nodes each, ``cuts``); or, when ``seeds`` has
@@ -658,14 +681,18 @@ def scan_features(
         outputs, so the result does not depend on how they are shared out.
     scan_stats, scan_w, scan_imp : float64 [k, S], [k], [k]
         Statistics, weight and impurity of each node to scan.
-    is_clf, crit, log_crit, min_samples_leaf, min_weight_leaf
-        Task flag, criterion code (and :func:`fastdt._criteria.log_criterion` of both)
-        and leaf minimums.
+    is_clf, crit, log_crit, reg_crit, min_samples_leaf, min_weight_leaf
+        Task flag, criterion code (and :func:`fastdt._criteria.log_criterion` and
+        :func:`fastdt._criteria.reg_criterion` of both) and leaf minimums.
     cats : None, or int32 [F]
         Categories of each feature (0: numeric); None when every feature is numeric,
         and numba prunes the categorical scan before typing.
     present_only : bool
         Score splits on the rows where the feature is present (``_scan_segment``).
+    missing : None or bool
+        None: no row misses the value of a numeric feature and ``present_only`` is
+        False, and numba prunes the numeric scan's steps for missing values before
+        typing (``_scan_segment``'s ``missing``).
     rseed : None, or uint64 [k]
         ``splitter="random"``: each node's seed, and every (node, feature) gets one
         random split (:func:`_scan_random`, a random subset of categories) instead of
@@ -800,9 +827,10 @@ def scan_features(
                 else:
                     proxy, nl, thr, nonconst, mgl = _scan_segment(
                         xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
-                        scan_w[k], scan_imp[k], is_clf, crit, log_crit, min_samples_leaf,
-                        min_weight_leaf, left, work, miss, present_only, tot_p, mono, f,
-                        bounds[k, 0], bounds[k, 1],
+                        scan_w[k], scan_imp[k], is_clf, crit, log_crit, reg_crit,
+                        min_samples_leaf,
+                        min_weight_leaf, left, work, miss, missing, present_only, tot_p,
+                        mono, f, bounds[k, 0], bounds[k, 1],
                     )
                 out_proxy[k, f] = proxy
                 out_nl[k, f] = nl
@@ -815,8 +843,8 @@ def scan_features(
 
 
 @JIT
-def walk_nodes(lo, hi, idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, is_clf, crit,
-               mode, side, left_stats, right_stats, n_left, n_right):
+def walk_nodes(lo, hi, idx, xs, ys, ws, seg, feat, thr, mgl, cat, cats, is_clf, crit,
+               mode, missing, side, left_stats, right_stats, n_left, n_right):
     """Mark the side of every sample of the chosen splits of nodes ``[lo, hi)`` and sum
     the children's statistics.
 
@@ -829,13 +857,18 @@ def walk_nodes(lo, hi, idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, 
         Chosen feature (``-1``: none), threshold and side of missing values (1: left).
     cat : uint64 [k, W]
         Left categories of categorical splits (:func:`fastdt.kernels.in_bitset`).
-    n_categories : int32 [F]
+    cats : None or int32 [F]
+        Categories of each feature (0: numeric); None when every feature is numeric,
+        and numba prunes the categorical step before typing.
     mode : int
         What happens to the rows missing the split feature (they come last in the
         node's range): 0 (``"learn"``) they go to the ``mgl`` side; 1
         (``"fractional"``) they go to both children (``side`` 2), their statistics
         shared in proportion to the present rows' weights; 2 (``"surrogate"``) they
         are marked 2 and left out, for :func:`fastdt._missing.resolve_surrogates`.
+    missing : None or bool
+        None: no row misses a value and ``mode`` is 0, and numba prunes the steps for
+        missing values before typing (as :func:`scan_features`).
     side : uint8 [n_ids]
         Output marks (0 left, 1 right, 2 see ``mode``).
     left_stats, right_stats : float64 [k, S]
@@ -852,7 +885,9 @@ def walk_nodes(lo, hi, idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, 
         n_right[k] = 0
         if f < 0:
             continue
-        is_cat = n_categories[f] > 0
+        is_cat = False
+        if cats is not None:
+            is_cat = cats[f] > 0
         t = thr[k]
         miss_side = 0 if mgl[k] == 1 else 1
         w_left = 0.0  # present rows' weights: the fractions of mode 1
@@ -862,23 +897,24 @@ def walk_nodes(lo, hi, idx, xs, ys, ws, seg, feat, thr, mgl, cat, n_categories, 
             x = xs[f, q]
             wi = ws[f, q] if weighted else 1.0
             yv = ys[f, q]
-            if np.isnan(x) and mode != 0:
-                side[np.uint64(idx[f, q])] = 2
-                if mode == 1:  # a share of the row in each child
-                    frac = w_left / (w_left + w_right)
-                    _add_stats(left_stats[k], is_clf, crit, yv, wi * frac)
-                    _add_stats(right_stats[k], is_clf, crit, yv, wi * (1.0 - frac))
-                    n_left[k] += 1
-                    n_right[k] += 1
-                continue
-            if np.isnan(x):
-                s_p = miss_side
-            elif is_cat:
-                c = np.uint64(x)
-                word = cat[k, c >> np.uint64(6)]
-                s_p = 0 if (word >> (c & np.uint64(63))) & np.uint64(1) else 1
-            else:
-                s_p = 0 if x <= t else 1
+            s_p = 0 if x <= t else 1
+            if missing is not None:
+                if np.isnan(x) and mode != 0:
+                    side[np.uint64(idx[f, q])] = 2
+                    if mode == 1:  # a share of the row in each child
+                        frac = w_left / (w_left + w_right)
+                        _add_stats(left_stats[k], is_clf, crit, yv, wi * frac)
+                        _add_stats(right_stats[k], is_clf, crit, yv, wi * (1.0 - frac))
+                        n_left[k] += 1
+                        n_right[k] += 1
+                    continue
+                if np.isnan(x):
+                    s_p = miss_side
+            if cats is not None:
+                if is_cat and not np.isnan(x):
+                    c = np.uint64(x)
+                    word = cat[k, c >> np.uint64(6)]
+                    s_p = 0 if (word >> (c & np.uint64(63))) & np.uint64(1) else 1
             side[np.uint64(idx[f, q])] = s_p
             if s_p == 0:
                 _add_stats(left_stats[k], is_clf, crit, yv, wi)

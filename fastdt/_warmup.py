@@ -68,6 +68,11 @@ def _exact():
             fastdt.fit(X, target, sample_weight=w, max_depth=3, max_leaf_nodes=5,
                        max_features=2, random_state=0)
             fastdt.fit(X, target, max_depth=3, splitter="random", random_state=0)
+            # the numeric scans with their steps for missing values (without: pruned,
+            # fastdt._exact_scan.scan_features' `missing`)
+            for splitter in ("best", "random"):
+                fastdt.fit(_with_holes(X, rng), target, max_depth=3, splitter=splitter,
+                           random_state=0)
             for splitter in ("best", "random", "hist"):  # monotonic constraints
                 fastdt.fit(X, target, max_depth=3, splitter=splitter,
                            monotonic_cst=[1, 0, 0, -1])
@@ -77,6 +82,7 @@ def _exact():
         # entropy (log loss, gain ratio): the numeric scans' second signature
         # (fastdt._criteria.log_criterion)
         fastdt.fit(X, y, max_depth=3, criterion="entropy")
+        fastdt.fit(_with_holes(X, rng), y, max_depth=3, criterion="entropy")
         # few-valued integer features, coded and scanned from histograms
         # (fastdt._exact_codes, from MIN_ROWS rows on), with and without missing values
         Xi, yi, _ = _data(dtype, n=MIN_ROWS)

@@ -76,7 +76,7 @@ class Dataset:
                 f"random_state={random_state!r} is invalid: it must be an int >= 0"
             )
         self.feature_names = _input.feature_names_of(X)
-        Xa, categories = _input.check_X_fit(X, categorical_features)
+        Xa, categories, _ = _input.check_X_fit(X, categorical_features)
         self._init_checked(Xa, categories, max_bins, int(subsample), int(random_state))
 
     @classmethod

@@ -221,9 +221,8 @@ def ccp_cv(X, y, *, cv=5, sample_weight=None, shuffle=False, random_state=None, 
     is_clf = full.task == "classification"
     with warnings.catch_warnings():  # the fit above has warned about X already
         warnings.simplefilter("ignore", _input.NumericLookingColumnWarning)
-        Xa, categories = _input.check_X_fit(X, fit_params.get("categorical_features"))
-    n = Xa.shape[0]
-    has_nan = bool(np.isnan(Xa).any())  # of every fold's rows: they take the general walk
+        Xa, categories, has_nan = _input.check_X_fit(X, fit_params.get("categorical_features"))
+    n = Xa.shape[0]  # has_nan: of every fold's rows, which then take the general walk
     if full.params.get("missing") == "fractional" and has_nan:
         raise ValueError("ccp_cv cannot score missing='fractional' trees on rows with "
                          "missing values (they are predicted down both branches)")

@@ -91,3 +91,50 @@ def test_hist_splitter_learns_the_missing_side_too(splitter):
 def test_infinity_is_still_rejected():
     with pytest.raises(ValueError, match="infinity"):
         fastdt.fit(np.array([[1.0], [np.inf]]), [0, 1])
+
+
+@pytest.mark.parametrize("params", [
+    dict(),
+    dict(criterion="entropy"),
+    dict(criterion="squared_error", regression=True),
+    dict(criterion="poisson", regression=True),
+    dict(splitter="random", random_state=0),
+    dict(monotonic_cst=[1, 0, -1, 0], sample_weight=True),
+    dict(max_features=2, random_state=3),
+])
+def test_scan_without_missing_steps_is_the_same_tree(params, monkeypatch):
+    """X without missing values: the exact scans are compiled without their steps for
+    missing values (``scan_features``' ``missing`` None, pruned by numba) and give the
+    tree the general scans give, array for array."""
+    from _same_tree import assert_same
+
+    from fastdt import _exact, _exact_scan
+
+    params = dict(params)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    X[:, 1] = np.round(X[:, 1] * 2)  # ties
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=300) > 0).astype(np.int64)
+    if params.pop("regression", False):
+        y = np.exp(X[:, 0]) + rng.random(300)
+    if params.pop("sample_weight", False):
+        params["sample_weight"] = rng.uniform(0.5, 2.0, 300)
+    pruned = fastdt.fit(X, y, max_depth=6, **params)
+    assert _scan_compiled_without_missing_steps(_exact_scan.scan_features)
+
+    init = _exact.ExactSplitter.__init__
+
+    def general(self, *args, **kwargs):  # as if X had missing values
+        init(self, *args, **dict(kwargs, has_missing=True))
+
+    monkeypatch.setattr(_exact.ExactSplitter, "__init__", general)
+    assert_same(fastdt.fit(X, y, max_depth=6, **params), pruned)
+
+
+def _scan_compiled_without_missing_steps(dispatcher):
+    import inspect
+
+    from numba import types
+
+    at = list(inspect.signature(dispatcher.py_func).parameters).index("missing")
+    return any(sig[at] == types.none for sig in dispatcher.signatures)

@@ -37,7 +37,7 @@ def _x(xb, categorical_features, categories):
     """A partition's X as the kernels take it (float, category codes), converted with
     the fit's ``categories`` (None: the partition's own, pass 1)."""
     if categories is None:
-        return check_X_fit(xb, categorical_features)
+        return check_X_fit(xb, categorical_features)[:2]
     arr, _, _ = _convert(xb, None, categories, fitting=False)
     return arr, categories
 

@@ -83,7 +83,7 @@ def fit(X, y, *, algorithm="c4.5", sample_weight=None, **params):
         raise TypeError(f"algorithm={algorithm!r} needs dense X (a DataFrame or an array); "
                         "pass X.toarray()")
     names = _input.feature_names_of(X)
-    Xa, categories = _input.check_X_fit(X, p["categorical_features"])
+    Xa, categories, _ = _input.check_X_fit(X, p["categorical_features"])
     n, n_features = Xa.shape
     ncat = _input.n_categories_of(categories).astype(np.int64)
     if id3 and np.any(ncat == 0):
