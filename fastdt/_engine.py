@@ -206,7 +206,7 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
     elif splitter == "hist":
         if dataset is None:
             dataset = Dataset._from_checked(Xa, categories, p["max_bins"] or DEFAULT_MAX_BINS,
-                                            prep.feature_names)
+                                            prep.feature_names, has_nan)
             prep.record["max_bins"] = dataset.max_bins
         prep.dataset = dataset
     else:
@@ -497,7 +497,7 @@ def _hist_splitter(prep, common, scratch, rows, target, weights, tree_starts=Non
     return HistSplitter(ds.codes, target, weights, rows=rows, n_bins=ds.n_bins,
                         bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
                         pool=None if scratch is None else scratch.get("hist_pool"),
-                        tree_starts=tree_starts, **common)
+                        tree_starts=tree_starts, has_missing=ds.has_missing, **common)
 
 
 def _hist_rows(prep, row_weights):

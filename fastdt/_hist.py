@@ -221,6 +221,10 @@ class HistSplitter(HistPool):
         A batch of B trees grown together (:func:`fastdt._grow.grow`): ``rows``,
         ``target`` and ``weights`` hold each tree's side by side, tree b's at positions
         ``[tree_starts[b], tree_starts[b + 1])``.
+    has_missing : bool
+        Whether any code is a missing bin. False compiles and runs the numeric scan
+        without its steps for missing values (:func:`fastdt._hist_scan.scan_nodes`'
+        ``missing``).
     """
 
     feature_pool = None  # the features the tree may use (set by the engine; None: all)
@@ -229,7 +233,7 @@ class HistSplitter(HistPool):
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
                  bin_hi, n_categories, min_samples_leaf, min_weight_leaf, rows=None,
-                 mono=None, pool=None, tree_starts=None):
+                 mono=None, pool=None, tree_starts=None, has_missing=True):
         n_features, n = codes.shape[0], target.shape[0]
         self.n, self.n_features = n, n_features
         self.codes = codes
@@ -256,6 +260,7 @@ class HistSplitter(HistPool):
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None
+        self.missing = True if has_missing else None
         self.mono = mono
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
@@ -302,7 +307,8 @@ class HistSplitter(HistPool):
         run(scan_nodes, k, rows * min(n_features, int(max_features)), self.pool, slots, scan,
             nodes.stats[ids], nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             self.codes, self.rows, self.ycode, self.rstat, self.n_bins, self.bin_lo,
-            self.bin_hi, self.cats, self.is_clf, self.crit, self.log_crit, self.weighted,
+            self.bin_hi, self.cats, self.missing, self.is_clf, self.crit, self.log_crit,
+            self.weighted,
             self.min_samples_leaf, self.min_weight_leaf, self.mono, nodes.bounds[ids],
             seeds, int(max_features), pool, in_order(seeds, max_features, self), t_proxy, t_nl,
             t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg)

@@ -145,7 +145,7 @@ def _stats_weight(is_clf, s):
 @JIT
 def _scan_bins(
     h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, log_crit, weighted,
-    min_samples_leaf, min_weight_leaf, left, work, miss, mono, f, lower, upper, reg,
+    min_samples_leaf, min_weight_leaf, left, work, miss, missing, mono, f, lower, upper, reg,
 ):
     """Best split of one node on one numeric feature from its histogram ``h``.
 
@@ -163,16 +163,21 @@ def _scan_bins(
     as :func:`fastdt._exact_scan._scan_segment`. ``reg``: the L2 and L1 regularisation of
     the squared-error score (:func:`fastdt._criteria.score_candidate`; boosting's).
     ``log_crit``: :func:`fastdt._criteria.log_criterion` (None: gini or regression,
-    and the other scores are pruned from the loop).
+    and the other scores are pruned from the loop). ``missing``: None when no row of
+    the fit misses a value (the missing bin is empty): numba then prunes the steps for
+    missing values before typing, as :func:`fastdt._exact_scan._scan_segment`.
     """
     n_stats = total.shape[0]
     qm = np.uint64(nb)
-    n_miss = np.int64(_bin_rows(h, qm, is_clf, weighted))
+    n_miss = np.int64(0)
+    w_miss = 0.0
     miss[:] = 0.0
-    if n_miss:
-        for c in range(n_stats):
-            miss[c] = h[qm, c]
-    w_miss = _stats_weight(is_clf, miss[:n_stats]) if n_miss else 0.0
+    if missing is not None:
+        n_miss = np.int64(_bin_rows(h, qm, is_clf, weighted))
+        if n_miss:
+            for c in range(n_stats):
+                miss[c] = h[qm, c]
+            w_miss = _stats_weight(is_clf, miss[:n_stats])
     best_num = -np.inf
     best_den = 1.0
     best_nl = 0
@@ -233,18 +238,19 @@ def _scan_bins(
             nl += np.int64(cnt)
             prev = q
             seen = True
-        if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
-                and n_miss >= min_samples_leaf):
-            num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
-                                           min_weight_leaf, mono, f, lower, upper, imp_node,
-                                           left, work, reg)
-            if num * best_den > best_num * den:
-                best_num = num
-                best_den = den
-                best_nl = n_node - n_miss
-                best_bin = np.int64(prev)
-                best_thr = np.inf
-                best_mgl = 0
+        if missing is not None:
+            if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
+                    and n_miss >= min_samples_leaf):
+                num, den = missing_right_score(is_clf, crit, total, miss, w_node, w_miss,
+                                               min_weight_leaf, mono, f, lower, upper,
+                                               imp_node, left, work, reg)
+                if num * best_den > best_num * den:
+                    best_num = num
+                    best_den = den
+                    best_nl = n_node - n_miss
+                    best_bin = np.int64(prev)
+                    best_thr = np.inf
+                    best_mgl = 0
     nonconst = seen and (n_miss > 0 or hi[prev] > lo[first] + FEATURE_THRESHOLD)
     return best_num / best_den, best_nl, best_thr, nonconst, best_bin, best_mgl
 
@@ -324,7 +330,7 @@ def _scan_categorical_bins(
 @JIT
 def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, rows, ycode, rstat, n_bins,
-    bin_lo, bin_hi, cats, is_clf, crit, log_crit, weighted, min_samples_leaf,
+    bin_lo, bin_hi, cats, missing, is_clf, crit, log_crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, in_order, out_proxy, out_nl,
     out_thr, out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg,
 ):
@@ -334,7 +340,9 @@ def scan_nodes(
     feature at a time, in scratch owned by the thread (over its occupied bins only when
     it has fewer rows than bins). ``cats`` (int32 [F], categories per feature, 0 for a
     numeric one) is None when every feature is numeric: numba then prunes the
-    categorical scan before typing. ``mono``/``bounds``: monotonic constraints (None:
+    categorical scan before typing. ``missing`` is None when no code is a missing bin:
+    numba then prunes the numeric scan's steps for missing values (:func:`_scan_bins`;
+    else True). ``mono``/``bounds``: monotonic constraints (None:
     none) and the nodes' bounds, as :func:`fastdt._exact_scan.scan_features`.
     ``seeds``/``max_features``: with a seed per node, each node scans only the features
     its sampler visits (drawn from ``fpool``, int64 [P]: the features the tree may
@@ -431,8 +439,8 @@ def scan_nodes(
                 proxy, nl, thr, nc, bb, mgl = _scan_bins(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
                     scan_imp[k], is_clf, crit, log_crit, weighted, min_samples_leaf,
-                    min_weight_leaf, left, work, miss, mono, f, bounds[k, 0], bounds[k, 1],
-                    reg,
+                    min_weight_leaf, left, work, miss, missing, mono, f, bounds[k, 0],
+                    bounds[k, 1], reg,
                 )
                 if nl > 0 and (not in_order or proxy > node_best):
                     _children(h, nb, bb, mgl, miss, is_clf, weighted, out_l[k, f],

@@ -108,6 +108,9 @@ def _hist():
         for max_bins in (16, 300):  # uint8 and uint16 codes
             for target in (y, X[:, 1].astype(np.float64)):
                 fastdt.fit(X, target, max_depth=3, splitter="hist", max_bins=max_bins)
+                # with missing values: the scan's steps for them (pruned above)
+                fastdt.fit(_with_holes(X, rng), target, max_depth=3, splitter="hist",
+                           max_bins=max_bins)
             fastdt.fit(X, y, max_depth=3, splitter="hist", max_bins=max_bins,
                        criterion="entropy")
     from ._hist_build import route_codes, scatter_rows

@@ -64,7 +64,12 @@ class Dataset:
         Per feature, None (numeric) or the levels of a categorical one (code ``k`` is
         ``levels[k]``).
     feature_names : list of str or None
+    has_missing : bool
+        Whether any value is missing (the histogram scan is compiled without its steps
+        for missing values when none is).
     """
+
+    has_missing = True  # a Dataset pickled before the attribute: assume some
 
     def __init__(self, X, *, max_bins=DEFAULT_MAX_BINS, subsample=DEFAULT_SUBSAMPLE,
                  random_state=0, categorical_features=None):
@@ -76,19 +81,23 @@ class Dataset:
                 f"random_state={random_state!r} is invalid: it must be an int >= 0"
             )
         self.feature_names = _input.feature_names_of(X)
-        Xa, categories, _ = _input.check_X_fit(X, categorical_features)
-        self._init_checked(Xa, categories, max_bins, int(subsample), int(random_state))
+        Xa, categories, has_nan = _input.check_X_fit(X, categorical_features)
+        self._init_checked(Xa, categories, max_bins, int(subsample), int(random_state),
+                           has_nan)
 
     @classmethod
-    def _from_checked(cls, Xa, categories, max_bins, feature_names=None):
-        """Bin an array already through :func:`fastdt._input.check_X_fit` (used by fit)."""
+    def _from_checked(cls, Xa, categories, max_bins, feature_names=None, has_missing=True):
+        """Bin an array already through :func:`fastdt._input.check_X_fit` (used by fit;
+        ``has_missing``: its answer)."""
         ds = cls.__new__(cls)
         ds.feature_names = feature_names
-        ds._init_checked(Xa, categories, check_max_bins(max_bins), DEFAULT_SUBSAMPLE, 0)
+        ds._init_checked(Xa, categories, check_max_bins(max_bins), DEFAULT_SUBSAMPLE, 0,
+                         has_missing)
         return ds
 
-    def _init_checked(self, Xa, categories, max_bins, subsample, random_state):
+    def _init_checked(self, Xa, categories, max_bins, subsample, random_state, has_missing):
         self.categories = categories
+        self.has_missing = bool(has_missing)
         from ._binning import bin_data  # numba loads on first use
 
         codes, n_bins, lo, hi = bin_data(Xa, max_bins, subsample, random_state,

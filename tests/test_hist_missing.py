@@ -132,7 +132,7 @@ def test_scan_bins_tries_missing_right_then_present_versus_missing_then_missing_
         w = total.sum()
         out_l, out_r, miss = np.empty(2), np.empty(2), np.empty(2)
         res = _scan_bins.py_func(h, nb, lo, hi, total, w, int(w), 0.5, True, GINI, None, False,
-                                 msl, 0.0, np.empty(2), np.empty(2), miss,
+                                 msl, 0.0, np.empty(2), np.empty(2), miss, True,
                                  None, 0, -np.inf, np.inf, NO_REG)  # no constraint, no lambda
         if res[1] > 0:  # the children of the split found
             _children.py_func(h, nb, res[4], res[5], miss, True, False, out_l, out_r)

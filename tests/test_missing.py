@@ -131,6 +131,54 @@ def test_scan_without_missing_steps_is_the_same_tree(params, monkeypatch):
     assert_same(fastdt.fit(X, y, max_depth=6, **params), pruned)
 
 
+@pytest.mark.parametrize("params", [
+    dict(),
+    dict(criterion="entropy"),
+    dict(regression=True),
+    dict(monotonic_cst=[1, 0, -1, 0], sample_weight=True),
+    dict(max_features=2, random_state=3),
+])
+def test_hist_scan_without_missing_steps_is_the_same_tree(params, monkeypatch):
+    """The same for the histogram scan (``scan_nodes``' ``missing`` None when the
+    Dataset has no missing value)."""
+    from _same_tree import assert_same
+
+    from fastdt import _hist, _hist_scan
+
+    params = dict(params)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 4))
+    X[:, 1] = np.round(X[:, 1] * 2)
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=400) > 0).astype(np.int64)
+    if params.pop("regression", False):
+        y = np.exp(X[:, 0]) + rng.random(400)
+    if params.pop("sample_weight", False):
+        params["sample_weight"] = rng.uniform(0.5, 2.0, 400)
+    assert not fastdt.Dataset(X).has_missing
+    pruned = fastdt.fit(X, y, max_depth=6, splitter="hist", max_bins=16, **params)
+    assert _scan_compiled_without_missing_steps(_hist_scan.scan_nodes)
+
+    init = _hist.HistSplitter.__init__
+
+    def general(self, *args, **kwargs):  # as if X had missing values
+        init(self, *args, **dict(kwargs, has_missing=True))
+
+    monkeypatch.setattr(_hist.HistSplitter, "__init__", general)
+    assert_same(fastdt.fit(X, y, max_depth=6, splitter="hist", max_bins=16, **params),
+                pruned)
+
+
+def test_dataset_knows_whether_values_are_missing():
+    import pickle
+
+    X = np.arange(12.0).reshape(6, 2)
+    assert not fastdt.Dataset(X).has_missing
+    X[3, 1] = NAN
+    ds = fastdt.Dataset(X)
+    assert ds.has_missing and pickle.loads(pickle.dumps(ds)).has_missing
+    assert not pickle.loads(pickle.dumps(fastdt.Dataset(X[:3]))).has_missing
+
+
 def _scan_compiled_without_missing_steps(dispatcher):
     import inspect
 
