@@ -93,7 +93,7 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
                 f"max_bins={p['max_bins']} differs from the Dataset's max_bins={X.max_bins}; "
                 "bin a new Dataset to change it"
             )
-        dataset, Xa, has_nan = X, None, False
+        dataset, Xa, has_nan = X, None, X.has_missing
         prep.feature_names = X.feature_names
         n, n_features = X.shape
         categories = X.categories
@@ -103,7 +103,7 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
         dataset = None
         prep.feature_names = _input.feature_names_of(X)
         if _input.is_sparse(X):  # CSC columns, never a dense copy (fastdt._sparse)
-            Xa, has_nan = None, False
+            Xa, has_nan = None, True  # not counted: sparse columns have their own scan
             # in a box: prepare_sparse takes the columns out, and frees them as it goes
             cols = [_input.check_X_sparse_fit(X, p["categorical_features"])]
             n, n_features = cols[0][3], cols[0][0].shape[0] - 1
