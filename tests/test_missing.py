@@ -110,24 +110,10 @@ def test_scan_without_missing_steps_is_the_same_tree(params, monkeypatch):
 
     from fastdt import _exact, _exact_scan
 
-    params = dict(params)
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 4))
-    X[:, 1] = np.round(X[:, 1] * 2)  # ties
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=300) > 0).astype(np.int64)
-    if params.pop("regression", False):
-        y = np.exp(X[:, 0]) + rng.random(300)
-    if params.pop("sample_weight", False):
-        params["sample_weight"] = rng.uniform(0.5, 2.0, 300)
+    X, y, params = _complete_data(params, 300, 0)
     pruned = fastdt.fit(X, y, max_depth=6, **params)
     assert _scan_compiled_without_missing_steps(_exact_scan.scan_features)
-
-    init = _exact.ExactSplitter.__init__
-
-    def general(self, *args, **kwargs):  # as if X had missing values
-        init(self, *args, **dict(kwargs, has_missing=True))
-
-    monkeypatch.setattr(_exact.ExactSplitter, "__init__", general)
+    _as_if_missing(monkeypatch, _exact.ExactSplitter)
     assert_same(fastdt.fit(X, y, max_depth=6, **params), pruned)
 
 
@@ -145,27 +131,38 @@ def test_hist_scan_without_missing_steps_is_the_same_tree(params, monkeypatch):
 
     from fastdt import _hist, _hist_scan
 
-    params = dict(params)
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(400, 4))
-    X[:, 1] = np.round(X[:, 1] * 2)
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=400) > 0).astype(np.int64)
-    if params.pop("regression", False):
-        y = np.exp(X[:, 0]) + rng.random(400)
-    if params.pop("sample_weight", False):
-        params["sample_weight"] = rng.uniform(0.5, 2.0, 400)
+    X, y, params = _complete_data(dict(params, splitter="hist", max_bins=16), 400, 1)
     assert not fastdt.Dataset(X).has_missing
-    pruned = fastdt.fit(X, y, max_depth=6, splitter="hist", max_bins=16, **params)
+    pruned = fastdt.fit(X, y, max_depth=6, **params)
     assert _scan_compiled_without_missing_steps(_hist_scan.scan_nodes)
+    _as_if_missing(monkeypatch, _hist.HistSplitter)
+    assert_same(fastdt.fit(X, y, max_depth=6, **params), pruned)
 
-    init = _hist.HistSplitter.__init__
 
-    def general(self, *args, **kwargs):  # as if X had missing values
+def _complete_data(params, n, seed):
+    """``(X, y, params)``: n rows of 4 features without missing values (one with ties),
+    a classification or (``regression=True`` in ``params``) a regression target, and
+    ``sample_weight=True`` made into weights."""
+    params = dict(params)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[:, 1] = np.round(X[:, 1] * 2)  # ties
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 0).astype(np.int64)
+    if params.pop("regression", False):
+        y = np.exp(X[:, 0]) + rng.random(n)
+    if params.pop("sample_weight", False):
+        params["sample_weight"] = rng.uniform(0.5, 2.0, n)
+    return X, y, params
+
+
+def _as_if_missing(monkeypatch, splitter_class):
+    """Make ``splitter_class`` take the general path, as if X had missing values."""
+    init = splitter_class.__init__
+
+    def general(self, *args, **kwargs):
         init(self, *args, **dict(kwargs, has_missing=True))
 
-    monkeypatch.setattr(_hist.HistSplitter, "__init__", general)
-    assert_same(fastdt.fit(X, y, max_depth=6, splitter="hist", max_bins=16, **params),
-                pruned)
+    monkeypatch.setattr(splitter_class, "__init__", general)
 
 
 def test_dataset_knows_whether_values_are_missing():
