@@ -16,10 +16,14 @@ then its body as a gufunc) and costs 1-3 s more compilation per kernel than the 
 serial loop (``benchmarks/startup.py``); and an idle thread of numba's pool waits at the
 end of every parallel region, which on a busy machine costs a scheduler time slice.
 
-Threads: ``numba.get_num_threads()`` (so ``NUMBA_NUM_THREADS`` and
-``numba.set_num_threads`` apply, as they did to ``prange``). A call whose ``work`` (about
-the number of values the kernel reads) is below :data:`SERIAL_WORK` runs on the calling
-thread alone: starting threads costs more than such work.
+Threads: up to ``numba.get_num_threads()`` (so ``NUMBA_NUM_THREADS`` and
+``numba.set_num_threads`` apply, as they did to ``prange``), one for each
+:data:`SERIAL_WORK` of a call's ``work`` (about the number of values the kernel reads): a
+call below it runs on the calling thread alone, and a call of ``m`` times it on ``m``
+threads at most. Waking a thread and handing it a block costs more than a smaller share
+of work; on 16 cores, every thread on every call made 20 boosting rounds (255 leaves,
+200,000 rows) slower on 16 threads than on 4 (2.87 s against 1.99 s), this rule 1.66 s
+(``docs/benchmarks.md``, "Sixteen cores").
 """
 
 import os
@@ -28,8 +32,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
-#: Below this many values read, a kernel runs on the calling thread only
-#: (``benchmarks/compare.py --section small`` measures where threads start to pay).
+#: The values read that a thread takes on: below it, a kernel runs on the calling thread
+#: only (``benchmarks/compare.py --section small`` measures where threads start to pay);
+#: a call reading ``m`` times as many uses ``m`` threads at most.
 SERIAL_WORK = 50_000
 
 _pool = None
@@ -60,10 +65,9 @@ if hasattr(os, "register_at_fork"):
 
 
 def n_threads(work):
-    """Threads a kernel reading about ``work`` values uses."""
-    if work < SERIAL_WORK:
-        return 1
-    return numba.get_num_threads()
+    """Threads a kernel reading about ``work`` values uses: one per :data:`SERIAL_WORK`
+    of it, at least one, at most numba's number of threads."""
+    return max(1, min(numba.get_num_threads(), int(work) // max(SERIAL_WORK, 1)))
 
 
 def blocks(n, k):

@@ -34,6 +34,22 @@ def test_tasks_cover_the_range_largest_first(n, k):
     assert len(tasks) <= 16 * k + 1
 
 
+@pytest.mark.parametrize("threads", [1, 2, 16])
+def test_a_call_wakes_the_threads_its_work_pays_for(monkeypatch, threads):
+    # one thread per SERIAL_WORK values read, at least one, at most numba's threads
+    monkeypatch.setattr(_parallel.numba, "get_num_threads", lambda: threads)
+    per = _parallel.SERIAL_WORK
+    assert _parallel.n_threads(0) == 1
+    assert _parallel.n_threads(per - 1) == 1
+    assert _parallel.n_threads(per) == 1
+    assert _parallel.n_threads(2 * per) == min(2, threads)
+    assert _parallel.n_threads(5 * per + per // 2) == min(5, threads)
+    assert _parallel.n_threads(np.int64(40 * per)) == threads
+    assert _parallel.n_threads(10**12) == threads
+    monkeypatch.setattr(_parallel, "SERIAL_WORK", 0)  # the tests' "every thread"
+    assert _parallel.n_threads(threads) == threads
+
+
 def _random_level(rng, n, m):
     """A level of the exact splitter: ``m`` split nodes' ranges tiling part of [0, n)
     (with leaves between them), and the open children inside them."""
