@@ -15,7 +15,8 @@ Usage::
     python benchmarks/compare.py --section forests   # 100-tree forests (~12 min)
     python benchmarks/compare.py --section boosting  # 100 boosting rounds (~4 min)
     python benchmarks/compare.py --section multiway  # C4.5 against Weka's J48 on Adult
-    python benchmarks/compare.py --section scaling   # each phase on 1 and 2 threads (~3 min)
+    python benchmarks/compare.py --section scaling   # each phase on 1 and 2 threads (~5 min)
+    python benchmarks/compare.py --section scaling --scaling-threads 1,2,4,8,16  # more cores
 
 Data: ``sklearn.datasets.make_classification(n_samples=rows, n_features=features,
 n_informative=10, random_state=0)`` cast to float32 (the precision sklearn's trees
@@ -55,8 +56,9 @@ fresh process, with fastdt's time per round against the rows and an accuracy tab
 the shared tables (``compare_boosting.py``). ``--section multiway`` (also part of
 ``all``) fits C4.5 on Adult against Weka's J48 (``compare_multiway.py``).
 ``--section scaling`` (also part of ``all``) times every phase of an exact and a
-histogram fit on 1 and 2 threads (``--scaling-threads``), and the binning of
-``--binning-rows`` x 20 values, with the serial share each implies
+histogram fit and of 20 boosting rounds on 1 and 2 threads (``--scaling-threads``), the
+fits of boosting and forests beside LightGBM, XGBoost and scikit-learn on each count,
+and the binning of ``--binning-rows`` x 20 values, with the serial share each implies
 (``compare_scaling.py``).
 
 This is a plain script, not an asv benchmark: asv imports it during discovery, so it
@@ -94,7 +96,8 @@ def _parse(argv):
                         "the fixed cost of fits on small data (small), a fit on a "
                         "sparse matrix (sparse), forests of 100 trees (forests), "
                         "gradient boosting (boosting), C4.5 against J48 (multiway) or "
-                        "each phase of a fit on 1 and 2 threads (scaling)")
+                        "each phase of a fit, and the libraries' fits, on 1 and 2 "
+                        "threads (scaling)")
     p.add_argument("--sparse-rows", type=int, default=1_000_000,
                    help="rows of the sparse section's CSR matrix")
     p.add_argument("--sparse-features", type=int, default=10_000,

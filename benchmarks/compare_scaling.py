@@ -17,9 +17,15 @@ from it the speedup the same fit can reach on ``p`` threads, ``1 / (s + (1 - s) 
 a bound, since memory bandwidth shared by more cores is not in it. The binning of
 ``--binning-rows`` x 20 float32 values (``fastdt.Dataset``) is timed alike.
 
+Then the same per-phase table for 20 rounds of gradient boosting (255 leaves) on the
+boosting section's data (``--boosting-rows``, 80% for training), and, on each thread
+count, the fit of that boosting beside LightGBM's and XGBoost's (the boosting section's
+models, when installed) and of 20 hist-forest trees beside scikit-learn's random forest
+(each library's ``n_jobs``; best of ``--repeat``).
+
 Two cores show at most a factor of two; on a machine with more,
-``--scaling-threads 1,2,4,8,16`` times each phase on each count. A plain module, not an
-asv benchmark.
+``--scaling-threads 1,2,4,8,16`` times each phase on each count (the 16-core figures of
+``docs/benchmarks.md``, "Sixteen cores"). A plain module, not an asv benchmark.
 """
 
 import collections
@@ -178,6 +184,19 @@ def scaling_section(args, threads, say):
                         splitter, repeat, counts)
         _table(runs, say)
 
+    from hist_accuracy import synthetic
+
+    Xg, yg = synthetic(args.boosting_rows)[:2]
+    say("")
+    say(f"Gradient boosting, 20 rounds of 255 leaves on {Xg.shape[0]:,} x {Xg.shape[1]} "
+        "float32 rows (binning included):")
+    say("")
+    runs = _measure(lambda: fastdt.fit_boosting(Xg, yg, max_iter=20, max_leaf_nodes=255,
+                                                early_stopping=False),
+                    "hist", repeat, counts)
+    _table(runs, say)
+    _libraries(args, counts, say)
+
     if args.binning_rows:
         say("")
         rng = np.random.default_rng(0)
@@ -187,3 +206,52 @@ def scaling_section(args, threads, say):
         say("")
         runs = _measure(lambda: fastdt.Dataset(Xb), "hist", max(3, args.repeat), counts)
         _table(runs, say)
+
+
+def _libraries(args, counts, say):
+    """Fit seconds of fastdt's boosting and hist forest and their peers on each thread
+    count in ``counts`` (one process; each library told the count)."""
+    import numba
+
+    import fastdt
+    from compare_boosting import _installed, _model
+    from hist_accuracy import synthetic
+    from sklearn.ensemble import RandomForestClassifier
+
+    Xtr, ytr, Xte, _ = synthetic(args.boosting_rows)
+    rounds, trees = 20, 20
+    fits = {"fastdt boosting": lambda t: _model("fastdt", t, rounds)}
+    for name in ("LightGBM", "XGBoost"):
+        if _installed(name.lower()):
+            fits[name] = lambda t, name=name: _model(name, t, rounds)
+    fits["fastdt forest (hist)"] = lambda t: fastdt.RandomForestClassifier(
+        n_estimators=trees, splitter="hist", random_state=0, n_jobs=t)
+    fits["scikit-learn forest"] = lambda t: RandomForestClassifier(
+        n_estimators=trees, random_state=0, n_jobs=t)
+    for make in fits.values():  # compiled or loaded, libraries imported
+        model = make(1)
+        rounds_param = "n_estimators" if "n_estimators" in model.get_params() else "max_iter"
+        model.set_params(**{rounds_param: 2}).fit(Xtr[:3000], ytr[:3000])
+    say("")
+    say(f"Fit seconds on each thread count ({Xtr.shape[0]:,} x {Xtr.shape[1]} float32 "
+        f"rows; boosting {rounds} rounds of 255 leaves, XGBoost depth 8; forests {trees} "
+        f"trees; best of {max(1, args.repeat)}):")
+    say("")
+    say("| threads | " + " | ".join(fits) + " |")
+    say("| ---: |" + " ---: |" * len(fits))
+    saved = numba.get_num_threads()
+    try:
+        for t in counts:
+            numba.set_num_threads(t)
+            row = []
+            for make in fits.values():
+                best = float("inf")
+                for _ in range(max(1, args.repeat)):
+                    model = make(t)
+                    t0 = time.perf_counter()
+                    model.fit(Xtr, ytr)
+                    best = min(best, time.perf_counter() - t0)
+                row.append(best)
+            say(f"| {t} | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    finally:
+        numba.set_num_threads(saved)
