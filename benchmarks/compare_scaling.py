@@ -195,7 +195,7 @@ def scaling_section(args, threads, say):
                                                 early_stopping=False),
                     "hist", repeat, counts)
     _table(runs, say)
-    _libraries(args, counts, say)
+    _libraries(Xg, yg, args, counts, say)
 
     if args.binning_rows:
         say("")
@@ -208,17 +208,15 @@ def scaling_section(args, threads, say):
         _table(runs, say)
 
 
-def _libraries(args, counts, say):
-    """Fit seconds of fastdt's boosting and hist forest and their peers on each thread
-    count in ``counts`` (one process; each library told the count)."""
+def _libraries(Xtr, ytr, args, counts, say):
+    """Fit seconds of fastdt's boosting and hist forest and their peers on ``Xtr, ytr``
+    on each thread count in ``counts`` (one process; each library told the count)."""
     import numba
 
     import fastdt
     from compare_boosting import _installed, _model
-    from hist_accuracy import synthetic
     from sklearn.ensemble import RandomForestClassifier
 
-    Xtr, ytr, Xte, _ = synthetic(args.boosting_rows)
     rounds, trees = 20, 20
     fits = {"fastdt boosting": lambda t: _model("fastdt", t, rounds)}
     for name in ("LightGBM", "XGBoost"):
