@@ -323,7 +323,11 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
     ``G`` of ``w*y`` soft-thresholded, ``T(G) = sign(G) max(|G| - alpha, 0)``.
     ``scratch`` (a dict, None: none): buffers kept from one tree to the next of trees
     grown one after another on the same preparation (the histogram pool, the node
-    tables); never shared by trees grown at the same time. ``splitter``: one made by the
+    tables); never shared by trees grown at the same time. With ``scratch["keep_layout"]``
+    true, after the growth it also holds the tree's layout: ``scratch["rows"]`` (a
+    histogram tree: the Dataset row at each position, else None) and
+    ``scratch["ranges"]`` (each node's range of positions, :func:`fastdt._grow.grow`).
+    ``splitter``: one made by the
     caller, with the :func:`fastdt._grow.grow` protocol (:mod:`fastdt.dask`'s, whose rows
     are on a cluster), in place of the one ``prep`` implies.
     """
@@ -528,6 +532,10 @@ def _run(prep, splitter, lim, seed, max_surrogates, max_features, scratch):
     )
     if scratch is not None and getattr(splitter, "pool", None) is not None:
         scratch["hist_pool"] = splitter.pool
+    if scratch is not None and scratch.get("keep_layout"):  # with _grow.grow's "ranges"
+        from ._hist import HistSplitter
+
+        scratch["rows"] = splitter.rows if isinstance(splitter, HistSplitter) else None
     return out
 
 

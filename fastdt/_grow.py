@@ -274,7 +274,9 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         Several outputs: the blocks of the statistics (:mod:`fastdt._multi`).
     scratch : None or dict
         Kept from one tree to the next of trees grown one after another (never by two
-        at once): its ``"nodes"`` tables are reused (:meth:`Nodes.clear`).
+        at once): its ``"nodes"`` tables are reused (:meth:`Nodes.clear`); with
+        ``scratch["keep_layout"]`` true, a tree grown leaves its nodes' ranges of
+        positions in ``"ranges"`` (:func:`_finish`).
 
     A splitter with ``tree_starts`` (int64 [B + 1]) holds a *batch* of B trees side by
     side, tree b's rows at positions ``[tree_starts[b], tree_starts[b + 1])``, and its
@@ -336,9 +338,12 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         splitter.release(ids[~ok])
         return ok
 
+    moved = [root]  # the nodes whose rows were moved to their children's ranges
+
     def expand(ids):  # split the nodes ids; their children that can split
         splitter.make_room(ids, nodes)
         kids, part = _split(nodes, ids, limits, monotonic_cst, is_clf, reg)
+        moved.append(part[:, 2])
         if batch:
             _number_in_trees(nodes, ids, n_made)
         splitter.split(ids, part, kids, nodes)
@@ -349,7 +354,7 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     if (best_first and getattr(splitter, "batch_best_first", False)
             and max_features >= splitter.n_features and splitter.feature_pool is None):
         _grow_batched(splitter, nodes, open_, max_leaf_nodes - 1, scan, expand)
-        return _renumber_bfs(*nodes.output())
+        return _finish(nodes, True, scratch, moved)
     heap = []
     n_splits = 0
     while True:
@@ -368,11 +373,38 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
                 break
         n_splits += to_split.shape[0]
         open_ = expand(to_split)
-    out = nodes.output()
-    if best_first:
-        out = _renumber_bfs(*out)
     if batch:
-        out = _cut_trees(out, nodes.tree[:nodes.count], nodes.local[:nodes.count], n_roots)
+        return _cut_trees(nodes.output(), nodes.tree[:nodes.count],
+                          nodes.local[:nodes.count], n_roots)
+    return _finish(nodes, best_first, scratch, moved)
+
+
+def _finish(nodes, renumber, scratch, moved):
+    """The tables of one tree (:meth:`Nodes.output`), ids breadth-first (``renumber``:
+    they were made in another order, best-first). With ``scratch["keep_layout"]`` true
+    (boosting's; 3 ms a tree of 80,000 nodes that forests need not pay), also
+    ``scratch["ranges"]``: int64 ``[n, 2]``, each node's ``[start, end)`` range of
+    positions in the splitter's row layout, by the returned ids: the positions hold the
+    node's rows (:func:`fastdt._hist_build.leaf_of_rows`), except for ``(-1, -1)``, the
+    children of a node whose rows were not moved (``moved``: int64 arrays of the nodes
+    whose rows were; a splitter moves those of a node with a child that can split)."""
+    out = nodes.output()
+    if scratch is None or not scratch.get("keep_layout"):
+        if renumber:
+            out = _renumber_bfs(bfs_order(out[0][:, 1], out[0][:, 2]), *out)
+        return out
+    n = nodes.count
+    ranges = np.full((n, 2), -1, dtype=np.int64)
+    held = np.zeros(n, dtype=bool)
+    held[0] = True
+    parents = np.concatenate(moved)
+    parents = parents[nodes.left[parents] >= 0]  # not a split undone (_grow_batched)
+    held[nodes.left[parents]] = held[nodes.right[parents]] = True
+    ranges[held, 0], ranges[held, 1] = nodes.start[:n][held], nodes.end[:n][held]
+    if renumber:
+        order = bfs_order(out[0][:, 1], out[0][:, 2])
+        out, ranges = _renumber_bfs(order, *out), ranges[order]
+    scratch["ranges"] = ranges
     return out
 
 
@@ -528,8 +560,8 @@ def _monotone_bounds(nodes, ids, left, right, cst, is_clf, reg):
 # ------------------------------------------------------------------------ renumbering
 
 
-def _renumber_bfs(inode, fnode, stats, cat, sur, n_sur, bounds):
-    order = bfs_order(inode[:, 1], inode[:, 2])
+def _renumber_bfs(order, inode, fnode, stats, cat, sur, n_sur, bounds):
+    """The node tables with node ``order[i]`` as node ``i`` (:func:`fastdt.tree.bfs_order`)."""
     new_id = np.full(inode.shape[0], -1, dtype=np.int64)
     new_id[order] = np.arange(order.shape[0])
     inode = inode[order].copy()

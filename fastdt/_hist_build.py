@@ -210,3 +210,15 @@ def route_codes(lo, hi, codes, feature, left, right, cbin, mgl, cat, n_bins, n_c
                 go_right = c > cbin[k]
             k = right[k] if go_right else left[k]
         node[r] = k
+
+
+@JIT
+def leaf_of_rows(rows, ranges, left, leaf):
+    """``leaf[rows[p]] = i`` for every position ``p`` of each leaf ``i`` (``left[i] < 0``)
+    of a grown tree, from its nodes' ranges of positions ``ranges`` (int64 [nodes, 2]):
+    the leaf each row of the tree reached, without walking the tree (gradient boosting's
+    training rows). Rows of no leaf's range keep their entry."""
+    for i in range(left.shape[0]):
+        if left[i] < 0:
+            for p in range(ranges[i, 0], ranges[i, 1]):
+                leaf[np.uint64(rows[np.uint64(p)])] = i

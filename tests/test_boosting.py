@@ -663,3 +663,43 @@ def test_feature_importances_gain_and_split(data):
     np.testing.assert_allclose(feature_importances(one), want / want.sum(), rtol=1e-9)
     with pytest.raises(ValueError, match="importance_type"):
         feature_importances(forest, "cover")
+
+
+def test_training_rows_reach_the_leaves_the_tree_walk_gives(data, monkeypatch):
+    """Each round finds its training rows' leaves in the histogram layout (the leaves'
+    ranges of positions) instead of walking the tree: the same leaves, for trees grown
+    best-first or level-wise, with categories, missing values, leaves whose parent's
+    rows were not moved (both children unable to split) and speculative splits undone
+    (best-first batches on 5,000 rows: before the undone splits were left out, the last
+    node made took their children's place and 28 rows reached the wrong leaf)."""
+    from fastdt import _predict
+    from fastdt.ensemble import boosting
+
+    X, y, yr, y3 = data
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(X)
+    frame["c"] = pd.Categorical(rng.choice(list("abcdefg"), X.shape[0]))
+    seen = {"layout": 0, "walked": 0}
+    find = boosting._training_leaves
+
+    def checked(tree, scratch, rows, grown_on_all):
+        leaf = find(tree, scratch, rows, grown_on_all)
+        np.testing.assert_array_equal(leaf, _predict.leaves(tree, *rows))
+        ranges = scratch.get("ranges")
+        if grown_on_all and scratch.get("rows") is not None:
+            seen["layout"] += 1
+            seen["walked"] += int((ranges[tree.left < 0, 0] < 0).any())
+        return leaf
+
+    monkeypatch.setattr(boosting, "_training_leaves", checked)
+    for kw in ({}, {"max_leaf_nodes": 7}, {"max_leaf_nodes": None, "max_depth": 3},
+               {"min_samples_leaf": 60}):
+        for Xs, target in ((X, y), (frame, y3), (X, yr)):
+            fit_boosting(Xs, target, max_iter=3, early_stopping=False, **kw)
+    big = rng.normal(size=(5000, 6))
+    big[rng.random(big.shape) < 0.03] = np.nan
+    z = np.nan_to_num(big)
+    target = (z[:, 0] + z[:, 1] * z[:, 2] + 0.3 * rng.normal(size=5000) > 0).astype(int)
+    for leaves in (31, 63):
+        fit_boosting(big, target, max_iter=3, max_leaf_nodes=leaves, early_stopping=False)
+    assert seen["layout"] > 0 and seen["walked"] > 0

@@ -363,7 +363,9 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
     if stop:
         val_loss.append(loss.value(y_val, raw_val, w_val))
     t0 = time.perf_counter()
-    scratch = {}  # the histogram pool, reused by every tree (they grow one at a time)
+    # the histogram pool, reused by every tree (they grow one at a time), and each tree's
+    # layout (_training_leaves)
+    scratch = {"keep_layout": True}
     for it in range(done, p["max_iter"]):
         g, h, value = loss.gradient_hessian_value(y_tr, raw, w_tr)
         if pending:
@@ -388,7 +390,7 @@ def _fit(X, y, sample_weight, val, init, p, loss_name, class_weight, task, rando
             if rows_tr is None:  # the rows as the trees' kernels take them, once
                 rows_tr = _predict.X_for(tree, X_tr)
                 rows_val = _predict.X_for(tree, X_val) if apart else None
-            leaf = _predict.leaves(tree, *rows_tr)
+            leaf = _training_leaves(tree, scratch, rows_tr, bag is None and prep.positive is None)
             if loss.leaf_quantile is not None:
                 _quantile_leaves(tree, leaf, y_tr - raw[:, 0], None if unit_w else w_tr, bag,
                                  loss.leaf_quantile, p["learning_rate"])
@@ -438,6 +440,28 @@ def boosted_forest(trees, p, loss, task, classes, baseline, seed, seeds, stop, t
                         np.array(val_loss) if stop else None, "n_iter": n_iter,
                         "early_stopping": bool(stop)}
     return forest
+
+
+def _training_leaves(tree, scratch, rows, grown_on_all):
+    """The leaf of ``tree`` each training row reaches (``rows``: the training rows as
+    :func:`fastdt._predict.leaves` takes them). When the tree grew on every training
+    row (``grown_on_all``: no row sample, no zero weight), its leaves' ranges of the
+    histogram layout hold them all (``scratch``, :func:`fastdt._engine.grow`): one pass
+    over the rows instead of a walk down the tree for each (the same leaves: a row's bin
+    and its value fall on the same side of every threshold)."""
+    from .._hist_build import leaf_of_rows  # a kernel module: numba on first use
+
+    layout = scratch.get("rows")
+    if not grown_on_all or layout is None or layout.shape[0] != rows[0].shape[0]:
+        return _predict.leaves(tree, *rows)
+    leaf = np.full(layout.shape[0], -1, dtype=np.int64)
+    leaf_of_rows(layout, scratch["ranges"], tree.left, leaf)
+    rest = np.flatnonzero(leaf < 0)  # rows of leaves whose parent's rows were not moved
+    if rest.shape[0] > leaf.shape[0] // 2:
+        return _predict.leaves(tree, *rows)
+    if rest.shape[0]:
+        leaf[rest] = _predict.leaves(tree, rows[0][rest], *rows[1:])
+    return leaf
 
 
 def _bag(rng, n, share):
