@@ -69,7 +69,9 @@ def partition_rows(lo, hi, rows, ycode, rstat, side, part):
 
     Branch-free: each value is written to both destinations and only the counter of
     its side advances (sides of a split are unpredictable; a branch would miss half
-    the time).
+    the time). The regression sums (three columns, no class codes: boosting's) have a
+    loop of their own, the columns in registers (22-27% less time than the loop over
+    columns, on a boosting fit's partitions).
     """
     has_code = ycode.shape[0] > 0
     n_cols = rstat.shape[1]
@@ -81,6 +83,27 @@ def partition_rows(lo, hi, rows, ycode, rstat, side, part):
         buf_s = np.empty((b - a, n_cols))
         w = a
         r = 0
+        if n_cols == 3 and not has_code:
+            for p in range(a, b):
+                q = np.uint64(p)
+                qw = np.uint64(w)
+                qr = np.uint64(r)
+                s = np.int64(side[q])
+                row = rows[q]
+                x0, x1, x2 = rstat[q, 0], rstat[q, 1], rstat[q, 2]
+                rows[qw] = row
+                buf_r[qr] = row
+                rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
+                buf_s[qr, 0], buf_s[qr, 1], buf_s[qr, 2] = x0, x1, x2
+                w += 1 - s
+                r += s
+            for i in range(r):
+                qi = np.uint64(i)
+                qw = np.uint64(w + i)
+                rows[qw] = buf_r[qi]
+                x0, x1, x2 = buf_s[qi, 0], buf_s[qi, 1], buf_s[qi, 2]
+                rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
+            continue
         for p in range(a, b):  # unsigned indexing, as in _accumulate
             q = np.uint64(p)
             qw = np.uint64(w)
@@ -131,8 +154,12 @@ def scatter_rows(lo, hi, pieces, dst, side, rows, ycode, rstat, to_rows, to_ycod
             to_rows[w] = rows[q]
             if has_code:
                 to_ycode[w] = ycode[q]
-            for c in range(n_cols):
-                to_rstat[w, c] = rstat[q, c]
+            if n_cols == 3:  # the regression sums: in registers (partition_rows)
+                x0, x1, x2 = rstat[q, 0], rstat[q, 1], rstat[q, 2]
+                to_rstat[w, 0], to_rstat[w, 1], to_rstat[w, 2] = x0, x1, x2
+            else:
+                for c in range(n_cols):
+                    to_rstat[w, c] = rstat[q, c]
 
 
 @JIT
