@@ -7,7 +7,8 @@ and the rows' statistics; threads over nodes; the nodes too large for one thread
 in pieces, whose rows going right :func:`mark_sides` counts, and :func:`scatter_rows`
 moves them), and :func:`build_features` builds the histograms the next scan needs (the
 smaller child's from its rows, the larger's as its parent's minus it; threads over
-features), as :class:`fastdt._hist.HistSplitter` planned. The bin codes never move:
+features), as :class:`fastdt._hist.HistSplitter` planned (:func:`plan_builds`: which
+histograms, into which slots of the pool). The bin codes never move:
 they are read through the row ids.
 """
 
@@ -190,6 +191,94 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
                 for k in range(nb):
                     for c in range(h.shape[1]):
                         g[k, c] -= h[k, c]
+
+
+@JIT
+def plan_builds(node, left, right, nns, start, end, is_open, keep_rows, slot, free, n_free,
+                jobs, temps):
+    """The plan of :meth:`fastdt._hist.HistPool._plan` for the split nodes ``node``
+    (int64 [m]; their children ``left``/``right``, rows ``nns``, ranges ``start``/``end``,
+    by node id; ``is_open``: uint8 by node id). Updates ``slot`` (int64, node id -> pool
+    slot or -1) and the stack of free slots ``free`` (its first ``n_free[0]`` entries, the
+    top last; room for every slot of the pool), writes the build jobs
+    ``(start, end, dst, sub)`` to ``jobs`` (int64 [m, 4]) and the slots to free after the
+    builds to ``temps`` (int64 [m]), and returns how many of each.
+
+    In the split nodes' order: a node whose larger child is kept (open, at least
+    ``keep_rows`` rows) passes its slot to it; the slots of nodes with no kept child are
+    freed first, then each node passing its slot takes a free one for its smaller child
+    (the first ones, while there are any): that child is built there and subtracted from
+    the parent's (jobs of the first block); the nodes left without one build their larger
+    child from its rows in their slot (second block); a kept smaller child whose larger
+    sibling is not kept takes its parent's slot (third block). A new slot of a smaller
+    child that is not kept is freed once the builds ran (``temps``).
+    """
+    m = node.shape[0]
+    ps = np.empty(m, dtype=np.int64)
+    small = np.empty(m, dtype=np.int64)
+    large = np.empty(m, dtype=np.int64)
+    keep_l = np.zeros(m, dtype=np.uint8)
+    keep_s = np.zeros(m, dtype=np.uint8)
+    n_sub = 0
+    for i in range(m):
+        p = slot[node[i]]
+        ps[i] = p
+        slot[node[i]] = -1
+        lc = left[node[i]]
+        rc = right[node[i]]
+        s, g = (lc, rc) if nns[lc] <= nns[rc] else (rc, lc)
+        small[i] = s
+        large[i] = g
+        if p >= 0:
+            keep_l[i] = is_open[g] == 1 and nns[g] >= keep_rows
+            keep_s[i] = is_open[s] == 1 and nns[s] >= keep_rows
+            n_sub += keep_l[i]
+            if not keep_l[i] and not keep_s[i]:
+                free[n_free[0]] = p
+                n_free[0] += 1
+    n_new = min(n_sub, n_free[0])
+    n_jobs = 0
+    n_temps = 0
+    taken = 0
+    full = np.empty(n_sub - n_new, dtype=np.int64)
+    n_full = 0
+    for i in range(m):
+        if not keep_l[i]:
+            continue
+        slot[large[i]] = ps[i]
+        if taken < n_new:
+            n_free[0] -= 1
+            new = free[n_free[0]]
+            taken += 1
+            if keep_s[i]:
+                slot[small[i]] = new
+            else:
+                temps[n_temps] = new
+                n_temps += 1
+            jobs[n_jobs, 0] = start[small[i]]
+            jobs[n_jobs, 1] = end[small[i]]
+            jobs[n_jobs, 2] = new
+            jobs[n_jobs, 3] = ps[i]
+            n_jobs += 1
+        else:
+            full[n_full] = i
+            n_full += 1
+    for j in range(n_full):
+        i = full[j]
+        jobs[n_jobs, 0] = start[large[i]]
+        jobs[n_jobs, 1] = end[large[i]]
+        jobs[n_jobs, 2] = ps[i]
+        jobs[n_jobs, 3] = -1
+        n_jobs += 1
+    for i in range(m):
+        if keep_s[i] and not keep_l[i]:
+            slot[small[i]] = ps[i]
+            jobs[n_jobs, 0] = start[small[i]]
+            jobs[n_jobs, 1] = end[small[i]]
+            jobs[n_jobs, 2] = ps[i]
+            jobs[n_jobs, 3] = -1
+            n_jobs += 1
+    return n_jobs, n_temps
 
 
 @JIT

@@ -198,6 +198,75 @@ def test_pool_exhaustion_falls_back_to_building_from_rows(monkeypatch):
     assert_identical(tight, full)
 
 
+def _plan_reference(node, left, right, nns, start, end, is_open, keep_rows, slot, free):
+    """The histogram plan as numpy computed it before :func:`plan_builds` (``free``: a
+    list, the stack's top last; ``slot`` updated in place)."""
+    ps = slot[node]
+    slot[node] = -1
+    lc, rc = left[node], right[node]
+    left_small = nns[lc] <= nns[rc]
+    small, large = np.where(left_small, lc, rc), np.where(left_small, rc, lc)
+    has = ps >= 0
+    keep_large = has & (is_open[large] == 1) & (nns[large] >= keep_rows)
+    keep_small = has & (is_open[small] == 1) & (nns[small] >= keep_rows)
+    free.extend(ps[has & ~keep_large & ~keep_small].tolist())
+    sub = np.flatnonzero(keep_large)
+    k = min(sub.shape[0], len(free))
+    new = np.array(free[len(free) - k:][::-1], dtype=np.int64)
+    del free[len(free) - k:]
+    got, full = sub[:k], sub[k:]
+    slot[large[keep_large]] = ps[keep_large]
+    slot[small[got[keep_small[got]]]] = new[keep_small[got]]
+    alone = np.flatnonzero(keep_small & ~keep_large)
+    slot[small[alone]] = ps[alone]
+    jobs = [np.stack([start[kids], end[kids], dst, np.full(kids.shape[0], -1) if sub_ is None
+                      else sub_], axis=1)
+            for kids, dst, sub_ in ((small[got], new, ps[got]), (large[full], ps[full], None),
+                                    (small[alone], ps[alone], None))]
+    return np.concatenate(jobs).astype(np.int64), new[~keep_small[got]]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_plan_kernel_is_the_numpy_plan(seed):
+    """:func:`fastdt._hist_build.plan_builds` (slots handed over, taken, freed; the build
+    jobs in their three blocks) is the plan numpy made before, on random levels: nodes
+    with and without a slot, open or closed children, small pools."""
+    from fastdt._hist_build import plan_builds
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 12))
+    n_nodes = 1 + 3 * m
+    node = np.sort(rng.choice(np.arange(1, n_nodes - 2 * m), m, replace=False)).astype(np.int64)
+    left = np.full(n_nodes, -1, dtype=np.int64)
+    right = left.copy()
+    left[node] = n_nodes - 2 * m + 2 * np.arange(m)
+    right[node] = left[node] + 1
+    nns = rng.integers(1, 400, n_nodes).astype(np.int64)
+    start = rng.integers(0, 1000, n_nodes).astype(np.int64)
+    end = start + nns
+    is_open = (rng.random(n_nodes) < 0.7).astype(np.uint8)
+    n_slots = int(rng.integers(m, 3 * m + 2))
+    slot = np.full(n_nodes, -1, dtype=np.int64)
+    owners = rng.random(m) < 0.8
+    order = rng.permutation(n_slots)
+    slot[node[owners]] = order[:owners.sum()]
+    free_list = order[owners.sum():][: int(rng.integers(0, n_slots - owners.sum() + 1))].tolist()
+    keep_rows = int(rng.integers(1, 300))
+    ref_slot = slot.copy()
+    want_jobs, want_temps = _plan_reference(node, left, right, nns, start, end, is_open,
+                                            keep_rows, ref_slot, ref_free := list(free_list))
+    free = np.zeros(n_slots, dtype=np.int64)
+    free[: len(free_list)] = free_list
+    n_free = np.array([len(free_list)], dtype=np.int64)
+    jobs, temps = np.empty((m, 4), dtype=np.int64), np.empty(m, dtype=np.int64)
+    n_jobs, n_temps = plan_builds(node, left, right, nns, start, end, is_open, keep_rows,
+                                  slot, free, n_free, jobs, temps)
+    np.testing.assert_array_equal(jobs[:n_jobs], want_jobs)
+    np.testing.assert_array_equal(temps[:n_temps], want_temps)
+    np.testing.assert_array_equal(slot, ref_slot)
+    assert free[: n_free[0]].tolist() == ref_free
+
+
 # --------------------------------------------------------------------- best-first batches
 
 
