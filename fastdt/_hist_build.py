@@ -15,7 +15,7 @@ they are read through the row ids.
 import numpy as np
 
 from ._criteria import target_stat
-from ._hist_scan import _accumulate
+from ._hist_scan import _GATHER, _accumulate
 from ._jit import JIT
 
 
@@ -179,13 +179,14 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
     pool : float64 [slots, F, B, H]
     """
     h2 = np.empty(pool.shape[2:])  # _accumulate's scratch
+    kb = np.empty(_GATHER, dtype=codes.dtype)
     for f in range(lo, hi):
         nb = n_bins[f] + 1  # value bins and the missing bin
         for j in range(jobs.shape[0]):
             h = pool[jobs[j, 2], f]
             h[:nb] = 0.0
             _accumulate(codes[f], rows, ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf, weighted,
-                        h, h2, nb)
+                        h, h2, nb, kb)
             if jobs[j, 3] >= 0:
                 g = pool[jobs[j, 3], f]
                 for k in range(nb):

@@ -64,10 +64,22 @@ def _add_row(codes_f, rows, ycode, rstat, q, is_clf, weighted, h):
         h[k, h.shape[1] - 1] += 1.0
 
 
+#: Positions whose bin codes :func:`_accumulate` gathers at a time, before adding them
+#: to the histogram
+_GATHER = 2048
+
+
 @JIT
-def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h):
+def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h, kb):
     """Add positions ``[a, b)`` (rows ``rows[a:b]`` of the feature's codes ``codes_f``) to
     the first ``n_h`` bins of histogram ``h`` (float64 [B, H], zeros on entry).
+
+    The codes are gathered first, :data:`_GATHER` positions at a time, into ``kb`` (of
+    the codes' type, at least ``_GATHER`` long): a node's rows are spread over the
+    column, so most gathers miss the caches, and a loop of gathers alone keeps many
+    misses in flight, where one whose histogram stores wait for each gather does not
+    (a boosting fit's builds, captured and replayed: 3-8% less time; 512 and 2,048
+    positions at a time measure alike).
 
     A bin's sums are read-modify-writes through memory, and a row often lands in the bin
     of one of the rows just before it, whose store it then waits for. With at least
@@ -93,36 +105,44 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h)
     end = b - (b - a) % 2
     last = h.shape[1] - 1
     one = np.uint64(1)
-    if is_clf and not weighted:
-        for p in range(a, end, 2):
-            q = np.uint64(p)
-            h[codes_f[np.uint64(rows[q])], np.uint32(ycode[q])] += 1.0
-            h2[codes_f[np.uint64(rows[q + one])], np.uint32(ycode[q + one])] += 1.0
-    elif is_clf:
-        for p in range(a, end, 2):
-            q = np.uint64(p)
-            k = codes_f[np.uint64(rows[q])]
-            k2 = codes_f[np.uint64(rows[q + one])]
-            h[k, np.uint32(ycode[q])] += rstat[q, 0]
-            h[k, last] += 1.0
-            h2[k2, np.uint32(ycode[q + one])] += rstat[q + one, 0]
-            h2[k2, last] += 1.0
-    elif weighted:
-        for p in range(a, end, 2):
-            q = np.uint64(p)
-            k = codes_f[np.uint64(rows[q])]
-            k2 = codes_f[np.uint64(rows[q + one])]
-            _add_sums(rstat, q, h, k)
-            h[k, last] += 1.0
-            _add_sums(rstat, q + one, h2, k2)
-            h2[k2, last] += 1.0
-    else:
-        for p in range(a, end, 2):
-            q = np.uint64(p)
-            k = codes_f[np.uint64(rows[q])]
-            k2 = codes_f[np.uint64(rows[q + one])]
-            _add_sums(rstat, q, h, k)
-            _add_sums(rstat, q + one, h2, k2)
+    for c0 in range(a, end, _GATHER):
+        c1 = min(c0 + _GATHER, end)
+        for p in range(c0, c1):
+            kb[np.uint64(p - c0)] = codes_f[np.uint64(rows[np.uint64(p)])]
+        if is_clf and not weighted:
+            for p in range(c0, c1, 2):
+                q = np.uint64(p)
+                i = np.uint64(p - c0)
+                h[kb[i], np.uint32(ycode[q])] += 1.0
+                h2[kb[i + one], np.uint32(ycode[q + one])] += 1.0
+        elif is_clf:
+            for p in range(c0, c1, 2):
+                q = np.uint64(p)
+                i = np.uint64(p - c0)
+                k = kb[i]
+                k2 = kb[i + one]
+                h[k, np.uint32(ycode[q])] += rstat[q, 0]
+                h[k, last] += 1.0
+                h2[k2, np.uint32(ycode[q + one])] += rstat[q + one, 0]
+                h2[k2, last] += 1.0
+        elif weighted:
+            for p in range(c0, c1, 2):
+                q = np.uint64(p)
+                i = np.uint64(p - c0)
+                k = kb[i]
+                k2 = kb[i + one]
+                _add_sums(rstat, q, h, k)
+                h[k, last] += 1.0
+                _add_sums(rstat, q + one, h2, k2)
+                h2[k2, last] += 1.0
+        else:
+            for p in range(c0, c1, 2):
+                q = np.uint64(p)
+                i = np.uint64(p - c0)
+                k = kb[i]
+                k2 = kb[i + one]
+                _add_sums(rstat, q, h, k)
+                _add_sums(rstat, q + one, h2, k2)
     if end < b:
         _add_row(codes_f, rows, ycode, rstat, np.uint64(end), is_clf, weighted, h)
     if two:
@@ -383,6 +403,7 @@ def scan_nodes(
     bins = np.empty(n_b + 1, dtype=np.int64)
     start = np.empty(n_b + 1, dtype=np.int64)
     cb = np.empty(n_b, dtype=codes.dtype)
+    kb = np.empty(_GATHER, dtype=codes.dtype)
     left = np.empty(n_stats)
     work = np.empty(n_stats)
     miss = np.empty(max(n_stats, 2))
@@ -425,7 +446,7 @@ def scan_nodes(
                 h = scratch
                 h[: nb + 1] = 0.0
                 _accumulate(codes[f], rows, ycode, rstat, a, b, is_clf, weighted, h, scratch2,
-                            nb + 1)
+                            nb + 1, kb)
             if cats is not None and cats[f] > 0:
                 proxy, nl, nc, mgl = _scan_categorical_bins(
                     h, nb, lo_f, scan_stats[k], scan_w[k], b - a, scan_imp[k], is_clf, crit,
@@ -472,7 +493,10 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     ``order`` and ``cb`` (of the codes' type) of at least ``b - a``; ``h`` and ``bins``
     have at least ``b - a + 1`` rows.
 
-    The codes are gathered once (``cb``); the prefix sums keep their running total in
+    The codes are gathered once (``cb``), in a loop of their own (the count's stores in
+    the same loop kept fewer of the gathers' cache misses in flight: the scans of
+    nodes of at most 256 rows of a boosting fit, replayed, 128-135 -> 96-108 us a
+    node); the prefix sums keep their running total in
     a register (a sum carried through memory waits for each store); the grouping has
     no branch (a new bin moves ``m`` on; the rows of ``h`` it may reach are zeroed
     first).
@@ -480,10 +504,10 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     n = b - a
     for c in range(nb + 1):
         start[c] = 0
+    for i in range(n):  # the gathers alone: many in flight (as _accumulate)
+        cb[i] = codes_f[np.uint64(rows[np.uint64(a + i)])]
     for i in range(n):
-        c = codes_f[np.uint64(rows[np.uint64(a + i)])]
-        cb[i] = c
-        start[np.uint64(c)] += 1
+        start[np.uint64(cb[i])] += 1
     run = 0
     for c in range(nb + 1):  # exclusive prefix sums: where each code's rows start
         v = start[c]
