@@ -41,7 +41,7 @@ PHASES = {
              ("binning: codes", ("bin_columns",)),
              ("levels: histograms", ("build_features",)),
              ("levels: scan", ("scan_nodes",)),
-             ("levels: move rows", ("mark_sides", "partition_rows", "scatter_rows"))),
+             ("levels: move rows", ("mark_sides", "scatter_rows"))),
 }
 PREDICT_AT = (4, 8, 16)
 

@@ -2,14 +2,14 @@
 
 The layout and the histogram pool are described in :mod:`fastdt._hist`. Per level,
 after the driver split some nodes, :func:`mark_sides` marks the side of every position of
-the split nodes and :func:`partition_rows` moves the per-position arrays (the row ids
-and the rows' statistics; threads over nodes; the nodes too large for one thread are cut
-in pieces, whose rows going right :func:`mark_sides` counts, and :func:`scatter_rows`
-moves them), and :func:`build_features` builds the histograms the next scan needs (the
-smaller child's from its rows, the larger's as its parent's minus it; threads over
-features), as :class:`fastdt._hist.HistSplitter` planned (:func:`plan_builds`: which
-histograms, into which slots of the pool). The bin codes never move:
-they are read through the row ids.
+the split nodes and moves the per-position arrays of each whole node (the row ids and
+the rows' statistics; threads over pieces of nodes; the nodes too large for one thread
+are cut in pieces, whose rows going right :func:`mark_sides` counts, and
+:func:`scatter_rows` moves them), and :func:`build_features` builds the histograms the
+next scan needs (the smaller child's from its rows, the larger's as its parent's minus
+it; threads over features), as :class:`fastdt._hist.HistSplitter` planned
+(:func:`plan_builds`: which histograms, into which slots of the pool). The bin codes
+never move: they are read through the row ids.
 """
 
 import numpy as np
@@ -21,7 +21,7 @@ from ._jit import JIT
 
 @JIT
 def mark_sides(lo, hi, codes, rows, pieces, feat, cbin, mgl, cat, n_bins, n_categories, side,
-               n_right):
+               n_right, whole, ycode, rstat):
     """``side[p] = 1`` if position ``p`` (row ``rows[p]``) of piece ``j`` (in ``[lo, hi)``)
     goes right, else 0; ``n_right[j]``: how many of the piece's positions go right.
 
@@ -32,6 +32,12 @@ def mark_sides(lo, hi, codes, rows, pieces, feat, cbin, mgl, cat, n_bins, n_cate
     right iff it is above ``cbin[m]``. The numeric codes are gathered first, in chunks
     (as :func:`fastdt._hist_scan._accumulate`: more cache misses in flight; the calls
     of a boosting fit, replayed, 31-34% less time).
+
+    A piece with ``whole[j] == 1`` is a whole node: its per-position arrays (``rows``,
+    class codes ``ycode``, statistics ``rstat``) are partitioned at once, side 0 first
+    (:func:`_partition_range`), while its positions are still in the cache; the pieces of
+    a node cut in several are moved afterwards (:func:`scatter_rows`). One call for
+    both saves a handoff to the threads per batch of splits.
     """
     kb = np.empty(_GATHER, dtype=codes.dtype)
     for j in range(lo, hi):
@@ -68,12 +74,14 @@ def mark_sides(lo, hi, codes, rows, pieces, feat, cbin, mgl, cat, n_bins, n_cate
                     side[q] = s
                     right += s
         n_right[j] = right
+        if whole[j]:
+            _partition_range(pieces[j, 0], pieces[j, 1], rows, ycode, rstat, side)
 
 
 @JIT
-def partition_rows(lo, hi, rows, ycode, rstat, side, part):
+def _partition_range(a, b, rows, ycode, rstat, side):
     """Stable partition of the per-position arrays (row ids, class codes, statistics)
-    over the ranges ``part[lo:hi]``: side 0 first, then side 1.
+    over the positions ``[a, b)``: side 0 first, then side 1.
 
     Branch-free: each value is written to both destinations and only the counter of
     its side advances (sides of a split are unpredictable; a branch would miss half
@@ -83,61 +91,58 @@ def partition_rows(lo, hi, rows, ycode, rstat, side, part):
     """
     has_code = ycode.shape[0] > 0
     n_cols = rstat.shape[1]
-    for m in range(lo, hi):
-        a = part[m, 0]
-        b = part[m, 1]
-        buf_r = np.empty(b - a, dtype=rows.dtype)
-        buf_c = np.empty(b - a if has_code else 0, dtype=ycode.dtype)
-        buf_s = np.empty((b - a, n_cols))
-        w = a
-        r = 0
-        if n_cols == 3 and not has_code:
-            for p in range(a, b):
-                q = np.uint64(p)
-                qw = np.uint64(w)
-                qr = np.uint64(r)
-                s = np.int64(side[q])
-                row = rows[q]
-                x0, x1, x2 = rstat[q, 0], rstat[q, 1], rstat[q, 2]
-                rows[qw] = row
-                buf_r[qr] = row
-                rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
-                buf_s[qr, 0], buf_s[qr, 1], buf_s[qr, 2] = x0, x1, x2
-                w += 1 - s
-                r += s
-            for i in range(r):
-                qi = np.uint64(i)
-                qw = np.uint64(w + i)
-                rows[qw] = buf_r[qi]
-                x0, x1, x2 = buf_s[qi, 0], buf_s[qi, 1], buf_s[qi, 2]
-                rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
-            continue
-        for p in range(a, b):  # unsigned indexing, as in _accumulate
+    buf_r = np.empty(b - a, dtype=rows.dtype)
+    buf_c = np.empty(b - a if has_code else 0, dtype=ycode.dtype)
+    buf_s = np.empty((b - a, n_cols))
+    w = a
+    r = 0
+    if n_cols == 3 and not has_code:
+        for p in range(a, b):
             q = np.uint64(p)
             qw = np.uint64(w)
             qr = np.uint64(r)
             s = np.int64(side[q])
             row = rows[q]
+            x0, x1, x2 = rstat[q, 0], rstat[q, 1], rstat[q, 2]
             rows[qw] = row
             buf_r[qr] = row
-            if has_code:
-                v = ycode[q]
-                ycode[qw] = v
-                buf_c[qr] = v
-            for j in range(n_cols):
-                x = rstat[q, j]
-                rstat[qw, j] = x
-                buf_s[qr, j] = x
+            rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
+            buf_s[qr, 0], buf_s[qr, 1], buf_s[qr, 2] = x0, x1, x2
             w += 1 - s
             r += s
         for i in range(r):
             qi = np.uint64(i)
             qw = np.uint64(w + i)
             rows[qw] = buf_r[qi]
-            if has_code:
-                ycode[qw] = buf_c[qi]
-            for j in range(n_cols):
-                rstat[qw, j] = buf_s[qi, j]
+            x0, x1, x2 = buf_s[qi, 0], buf_s[qi, 1], buf_s[qi, 2]
+            rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
+        return
+    for p in range(a, b):  # unsigned indexing, as in _accumulate
+        q = np.uint64(p)
+        qw = np.uint64(w)
+        qr = np.uint64(r)
+        s = np.int64(side[q])
+        row = rows[q]
+        rows[qw] = row
+        buf_r[qr] = row
+        if has_code:
+            v = ycode[q]
+            ycode[qw] = v
+            buf_c[qr] = v
+        for j in range(n_cols):
+            x = rstat[q, j]
+            rstat[qw, j] = x
+            buf_s[qr, j] = x
+        w += 1 - s
+        r += s
+    for i in range(r):
+        qi = np.uint64(i)
+        qw = np.uint64(w + i)
+        rows[qw] = buf_r[qi]
+        if has_code:
+            ycode[qw] = buf_c[qi]
+        for j in range(n_cols):
+            rstat[qw, j] = buf_s[qi, j]
 
 
 @JIT
@@ -162,7 +167,7 @@ def scatter_rows(lo, hi, pieces, dst, side, rows, ycode, rstat, to_rows, to_ycod
             to_rows[w] = rows[q]
             if has_code:
                 to_ycode[w] = ycode[q]
-            if n_cols == 3:  # the regression sums: in registers (partition_rows)
+            if n_cols == 3:  # the regression sums: in registers (_partition_range)
                 x0, x1, x2 = rstat[q, 0], rstat[q, 1], rstat[q, 2]
                 to_rstat[w, 0], to_rstat[w, 1], to_rstat[w, 2] = x0, x1, x2
             else:

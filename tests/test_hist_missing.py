@@ -169,13 +169,16 @@ def test_mark_sides_routes_missing_and_categories():
     for pieces in ([[0, 6, 0]], [[0, 2, 0], [2, 6, 0]]):
         pieces = np.array(pieces, dtype=np.int64)
         n_right = np.full(pieces.shape[0], -1, dtype=np.int64)
+        # no piece is a whole node to move (the moves: the next test)
+        no_move = (np.zeros(pieces.shape[0], dtype=np.uint8), np.empty(0, dtype=np.int32),
+                   np.empty((6, 0)))
         # positions read the codes through the row ids: in order, then reversed
         for rows in (np.arange(6), np.arange(6)[::-1].copy()):
             for mgl, expect in ((1, [0, 0, 1, 0, 0, 0]), (0, [0, 0, 1, 1, 1, 0])):
                 mark_sides.py_func(0, pieces.shape[0], codes, rows, pieces, np.array([0]),
                                    np.array([1]), np.array([mgl]),
                                    np.zeros((1, 1), dtype=np.uint64), n_bins, n_cats, side,
-                                   n_right)
+                                   n_right, *no_move)
                 np.testing.assert_array_equal(side, np.array(expect)[rows])
                 assert n_right.tolist() == [side[a:b].sum() for a, b, _ in pieces]
             # feature 1 categorical (3 categories, code 3 missing): category 2 left,
@@ -183,10 +186,49 @@ def test_mark_sides_routes_missing_and_categories():
             mark_sides.py_func(0, pieces.shape[0], codes, rows, pieces, np.array([1]),
                                np.array([-1]), np.array([1]),
                                np.array([[4]], dtype=np.uint64), n_bins, n_cats, side,
-                               n_right)
+                               n_right, *no_move)
             np.testing.assert_array_equal(side, np.array([1, 1, 0, 0, 1, 0])[rows])
             assert n_right.tolist() == [side[a:b].sum() for a, b, _ in pieces]
 
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_mark_sides_moves_the_rows_of_whole_nodes(task):
+    """A piece marked as a whole node has its positions partitioned in the same call,
+    stably, side 0 first (the row ids, class codes and statistics together); a piece
+    of a node cut in several is only marked. Compiled, as a fit runs it."""
+    from fastdt._hist_build import mark_sides
+
+    rng = np.random.default_rng(0)
+    n = 40
+    codes = rng.integers(0, 5, size=(2, n)).astype(np.uint8)
+    n_bins = np.array([5, 5], dtype=np.int32)
+    rows0 = rng.permutation(n).astype(np.int32)
+    if task == "classification":
+        ycode0, rstat0 = rng.integers(0, 3, n).astype(np.int32), np.empty((n, 0))
+    else:  # boosting's three regression sums
+        ycode0, rstat0 = np.empty(0, dtype=np.int32), rng.normal(size=(n, 3))
+    # node 0: positions [0, 15) whole; node 1: [15, 40) cut in two pieces
+    pieces = np.array([[0, 15, 0], [15, 27, 1], [27, 40, 1]], dtype=np.int64)
+    whole = np.array([1, 0, 0], dtype=np.uint8)
+    rows, ycode, rstat = rows0.copy(), ycode0.copy(), rstat0.copy()
+    side = np.zeros(n, dtype=np.uint8)
+    n_right = np.empty(3, dtype=np.int64)
+    mark_sides(0, 3, codes, rows, pieces, np.array([0, 1]), np.array([2, 1]),
+               np.array([0, 0]), np.zeros((2, 1), dtype=np.uint64), n_bins,
+               np.zeros(2, dtype=np.int32), side, n_right, whole, ycode, rstat)
+    goes = codes[0, rows0[:15]] > 2
+    order = np.r_[np.flatnonzero(~goes), np.flatnonzero(goes)]  # stable, left first
+    np.testing.assert_array_equal(rows[:15], rows0[:15][order])
+    np.testing.assert_array_equal(side[15:], codes[1, rows0[15:]] > 1)
+    np.testing.assert_array_equal(rows[15:], rows0[15:])  # cut: marked only
+    assert n_right.tolist() == [goes.sum(), side[15:27].sum(), side[27:].sum()]
+    if task == "classification":
+        np.testing.assert_array_equal(ycode[:15], ycode0[:15][order])
+        np.testing.assert_array_equal(ycode[15:], ycode0[15:])
+    else:
+        np.testing.assert_array_equal(rstat[:15], rstat0[:15][order])
+        np.testing.assert_array_equal(rstat[15:], rstat0[15:])
 
 # --------------------------------------------------------------------- parity with exact
 
