@@ -15,8 +15,8 @@ never move: they are read through the row ids.
 import numpy as np
 
 from ._criteria import target_stat
-from ._hist_scan import _GATHER, _accumulate
-from ._jit import JIT
+from ._hist_scan import _GATHER, _accumulate, _gather_codes
+from ._jit import INLINE, JIT
 
 
 @JIT
@@ -30,8 +30,8 @@ def mark_sides(lo, hi, codes, rows, pieces, feat, cbin, mgl, cat, n_bins, n_cate
     the missing code ``n_bins[f]`` goes left iff ``mgl[m] == 1``; a categorical code
     ``c`` goes left iff its bit is set in ``cat[m]`` (uint64 [W]); a numeric code goes
     right iff it is above ``cbin[m]``. The numeric codes are gathered first, in chunks
-    (as :func:`fastdt._hist_scan._accumulate`: more cache misses in flight; the calls
-    of a boosting fit, replayed, 31-34% less time).
+    (:func:`fastdt._hist_scan._gather_codes`; the calls of a boosting fit, replayed,
+    31-34% less time).
 
     A piece with ``whole[j] == 1`` is a whole node: its per-position arrays (``rows``,
     class codes ``ycode``, statistics ``rstat``) are partitioned at once, side 0 first
@@ -65,8 +65,7 @@ def mark_sides(lo, hi, codes, rows, pieces, feat, cbin, mgl, cat, n_bins, n_cate
             ml = mc if mgl[m] == 1 else -1
             for c0 in range(pieces[j, 0], pieces[j, 1], _GATHER):
                 c1 = min(c0 + _GATHER, pieces[j, 1])
-                for p in range(c0, c1):
-                    kb[np.uint64(p - c0)] = codes_f[np.uint64(rows[np.uint64(p)])]
+                _gather_codes(codes_f, rows, c0, c1, kb)
                 for p in range(c0, c1):
                     q = np.uint64(p)
                     c = np.int64(kb[np.uint64(p - c0)])
@@ -206,6 +205,17 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
                         g[k, c] -= h[k, c]
 
 
+@INLINE
+def _put_job(jobs, n, start, end, kid, dst, sub):
+    """Job ``n`` of :func:`plan_builds`: node ``kid``'s positions into slot ``dst``, then
+    subtracted from slot ``sub`` (-1: none). Returns ``n + 1``."""
+    jobs[n, 0] = start[kid]
+    jobs[n, 1] = end[kid]
+    jobs[n, 2] = dst
+    jobs[n, 3] = sub
+    return n + 1
+
+
 @JIT
 def plan_builds(node, left, right, nns, start, end, is_open, keep_rows, slot, free, n_free,
                 jobs, temps):
@@ -253,44 +263,29 @@ def plan_builds(node, left, right, nns, start, end, is_open, keep_rows, slot, fr
     n_jobs = 0
     n_temps = 0
     taken = 0
-    full = np.empty(n_sub - n_new, dtype=np.int64)
-    n_full = 0
-    for i in range(m):
-        if not keep_l[i]:
-            continue
-        slot[large[i]] = ps[i]
-        if taken < n_new:
-            n_free[0] -= 1
-            new = free[n_free[0]]
+    for i in range(m):  # smaller children into new slots, subtracted from the parents
+        if keep_l[i]:
+            slot[large[i]] = ps[i]
+            if taken < n_new:
+                taken += 1
+                n_free[0] -= 1
+                new = free[n_free[0]]
+                if keep_s[i]:
+                    slot[small[i]] = new
+                else:
+                    temps[n_temps] = new
+                    n_temps += 1
+                n_jobs = _put_job(jobs, n_jobs, start, end, small[i], new, ps[i])
+    taken = 0
+    for i in range(m):  # no slot left: larger children from their rows, in the parents'
+        if keep_l[i]:
             taken += 1
-            if keep_s[i]:
-                slot[small[i]] = new
-            else:
-                temps[n_temps] = new
-                n_temps += 1
-            jobs[n_jobs, 0] = start[small[i]]
-            jobs[n_jobs, 1] = end[small[i]]
-            jobs[n_jobs, 2] = new
-            jobs[n_jobs, 3] = ps[i]
-            n_jobs += 1
-        else:
-            full[n_full] = i
-            n_full += 1
-    for j in range(n_full):
-        i = full[j]
-        jobs[n_jobs, 0] = start[large[i]]
-        jobs[n_jobs, 1] = end[large[i]]
-        jobs[n_jobs, 2] = ps[i]
-        jobs[n_jobs, 3] = -1
-        n_jobs += 1
-    for i in range(m):
+            if taken > n_new:
+                n_jobs = _put_job(jobs, n_jobs, start, end, large[i], ps[i], -1)
+    for i in range(m):  # kept smaller children alone, in the parents' slots
         if keep_s[i] and not keep_l[i]:
             slot[small[i]] = ps[i]
-            jobs[n_jobs, 0] = start[small[i]]
-            jobs[n_jobs, 1] = end[small[i]]
-            jobs[n_jobs, 2] = ps[i]
-            jobs[n_jobs, 3] = -1
-            n_jobs += 1
+            n_jobs = _put_job(jobs, n_jobs, start, end, small[i], ps[i], -1)
     return n_jobs, n_temps
 
 

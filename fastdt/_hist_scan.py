@@ -64,6 +64,17 @@ def _add_row(codes_f, rows, ycode, rstat, q, is_clf, weighted, h):
         h[k, h.shape[1] - 1] += 1.0
 
 
+@INLINE
+def _gather_codes(codes_f, rows, a, b, out):
+    """``out[i] = codes_f[rows[a + i]]`` for the positions ``[a, b)``: the gathers in a
+    loop that does nothing else. A node's rows lie far apart in the column, so most of
+    them miss the caches; alone in their loop, many misses are in flight at once, where
+    a loop that also stores through each code (a histogram's sums, a count) waits for
+    them one after another."""
+    for i in range(b - a):
+        out[np.uint64(i)] = codes_f[np.uint64(rows[np.uint64(a + i)])]
+
+
 #: Positions whose bin codes :func:`_accumulate` gathers at a time, before adding them
 #: to the histogram
 _GATHER = 2048
@@ -74,12 +85,10 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h,
     """Add positions ``[a, b)`` (rows ``rows[a:b]`` of the feature's codes ``codes_f``) to
     the first ``n_h`` bins of histogram ``h`` (float64 [B, H], zeros on entry).
 
-    The codes are gathered first, :data:`_GATHER` positions at a time, into ``kb`` (of
-    the codes' type, at least ``_GATHER`` long): a node's rows are spread over the
-    column, so most gathers miss the caches, and a loop of gathers alone keeps many
-    misses in flight, where one whose histogram stores wait for each gather does not
-    (a boosting fit's builds, captured and replayed: 3-8% less time; 512 and 2,048
-    positions at a time measure alike).
+    The codes are gathered first (:func:`_gather_codes`), :data:`_GATHER` positions at
+    a time, into ``kb`` (of the codes' type, at least ``_GATHER`` long): a boosting
+    fit's builds, captured and replayed, 3-8% less time; 512 and 2,048 positions at a
+    time measure alike.
 
     A bin's sums are read-modify-writes through memory, and a row often lands in the bin
     of one of the rows just before it, whose store it then waits for. With at least
@@ -107,8 +116,7 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h,
     one = np.uint64(1)
     for c0 in range(a, end, _GATHER):
         c1 = min(c0 + _GATHER, end)
-        for p in range(c0, c1):
-            kb[np.uint64(p - c0)] = codes_f[np.uint64(rows[np.uint64(p)])]
+        _gather_codes(codes_f, rows, c0, c1, kb)
         if is_clf and not weighted:
             for p in range(c0, c1, 2):
                 q = np.uint64(p)
@@ -493,8 +501,8 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     ``order`` and ``cb`` (of the codes' type) of at least ``b - a``; ``h`` and ``bins``
     have at least ``b - a + 1`` rows.
 
-    The codes are gathered once (``cb``), in a loop of their own (the count's stores in
-    the same loop kept fewer of the gathers' cache misses in flight: the scans of
+    The codes are gathered once (``cb``, :func:`_gather_codes`; the count's stores in
+    the gathers' loop kept fewer of their cache misses in flight: the scans of
     nodes of at most 256 rows of a boosting fit, replayed, 128-135 -> 96-108 us a
     node); the prefix sums keep their running total in
     a register (a sum carried through memory waits for each store); the grouping has
@@ -504,8 +512,7 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     n = b - a
     for c in range(nb + 1):
         start[c] = 0
-    for i in range(n):  # the gathers alone: many in flight (as _accumulate)
-        cb[i] = codes_f[np.uint64(rows[np.uint64(a + i)])]
+    _gather_codes(codes_f, rows, a, b, cb)
     for i in range(n):
         start[np.uint64(cb[i])] += 1
     run = 0
