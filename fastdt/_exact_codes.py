@@ -208,8 +208,8 @@ class CodedSplitter(HistPool):
         n_c = self.cols.shape[0]
         # counts only: a histogram has no weight column, and the subtraction is exact
         self._init_pool(n_c, self.bin_lo.shape[1] + 1, self.n_stats, self.n)
-        # the histograms to build before the next scan, and the slots to free after
-        self.jobs, self.temps = np.zeros((0, 4), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        # the histograms to build before the next scan
+        self.jobs = np.zeros((0, 4), dtype=np.int64)
         self.rstat = np.empty((self.n, 0))
         self.fpool = np.arange(n_c, dtype=np.int64)
         self.no_seeds = np.zeros(0, dtype=np.uint64)
@@ -232,7 +232,6 @@ class CodedSplitter(HistPool):
             n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
             run(build_features, n_c, n_rows * n_c, self.codes, rows, self.jobs, self.pool,
                 self.n_bins, self.ycode, self.rstat, True, False)
-        self._free(self.temps)
         slots = self.slot[ids]
         n_rows = scan[:, 1] - scan[:, 0]
         c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl, c_l, c_r = (
@@ -283,7 +282,7 @@ class CodedSplitter(HistPool):
         plan of the children's histograms, built there once the rows are in place."""
         self.inner.split(ids, part, open_, nodes)
         is_open = self._open_children(ids, open_, nodes)
-        self.jobs, self.temps = self._plan(part, nodes, is_open)
+        self.jobs = self._plan(part, nodes, is_open)
 
 
 def wide_columns(n_features, coded):

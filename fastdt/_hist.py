@@ -27,8 +27,10 @@ row count when rows are weighted (unweighted, the count is the sum of the class
 counts, or the weight sum). A node keeps its histogram in a slot while it waits to be
 split; when it splits, only the smaller child's histogram is built from rows, and the
 larger child's is the parent's minus the smaller's, computed in the parent's slot
-(LightGBM's subtraction trick). Nodes with fewer rows than bins are not worth a slot:
-their histograms are built on the fly in thread-local scratch when they are scanned.
+(LightGBM's subtraction trick); a smaller child that keeps no histogram has its rows
+subtracted from the parent's directly. Nodes with fewer rows than bins are not worth a
+slot: their histograms are built on the fly in thread-local scratch when they are
+scanned.
 
 Per level, :class:`HistSplitter` (driven by :func:`fastdt._grow.grow`) partitions the
 ranges of the nodes just split and builds the new histograms
@@ -159,13 +161,14 @@ class HistPool:
         """The histograms the children of the split nodes ``part`` need, and where they go.
 
         A split node's histogram (if it has one) passes to its larger child when that
-        one is kept (open, with at least ``keep_rows`` rows); the smaller child's is
-        built from its rows into a new slot, and the larger's is the parent's minus it
+        one is kept (open, with at least ``keep_rows`` rows), and the smaller child's
+        rows are subtracted from it: straight from the rows when the smaller child is
+        not kept, else through its own histogram, built from its rows into a new slot
         (``sub``). With the pool full, the larger child's is built from its rows in the
         parent's slot instead. A kept smaller child alone takes the parent's slot.
-        Children not kept have theirs built on the fly when scanned. Returns
-        ``(jobs, temps)``: int64 ``[j, 4]`` rows ``(start, end, dst, sub)`` for
-        :func:`fastdt._hist_build.build_features`, and slots to free once they ran.
+        Children not kept have theirs built on the fly when scanned. Returns int64
+        ``[j, 4]`` rows ``(start, end, dst, sub)`` for
+        :func:`fastdt._hist_build.build_features` (``dst = -1``: rows subtracted only).
         One kernel call (:func:`fastdt._hist_build.plan_builds`): in numpy (a dozen
         array operations a batch) the plans of 100 boosting rounds on Adult took 90-138 ms,
         now 23-37 ms.
@@ -173,14 +176,13 @@ class HistPool:
         node = np.ascontiguousarray(part[:, 2])
         held = int(np.count_nonzero(self.slot[node] >= 0))
         if not held:  # no split node kept its histogram (the deeper levels)
-            return _NO_JOBS, _NO_JOBS[:, 0]
-        self._room(held)  # a slot for each larger child that may keep one
+            return _NO_JOBS
+        self._room(held)  # a slot for each smaller child that may keep one
         jobs = np.empty((node.shape[0], 4), dtype=np.int64)
-        temps = np.empty(node.shape[0], dtype=np.int64)
-        n_jobs, n_temps = plan_builds(node, nodes.left, nodes.right, nodes.n_node_samples,
-                                      nodes.start, nodes.end, is_open, self.keep_rows,
-                                      self.slot, self.free, self.n_free, jobs, temps)
-        return jobs[:n_jobs], temps[:n_temps]
+        n_jobs = plan_builds(node, nodes.left, nodes.right, nodes.n_node_samples,
+                             nodes.start, nodes.end, is_open, self.keep_rows, self.slot,
+                             self.free, self.n_free, jobs)
+        return jobs[:n_jobs]
 
 
 class HistSplitter(HistPool):
@@ -342,9 +344,7 @@ class HistSplitter(HistPool):
             self.side, n_right, whole, self.ycode, self.rstat)
         if cut.any():
             self._scatter(pieces, n_right, part, cut)
-        jobs, temps = self._plan(part, nodes, is_open)
-        self._build(jobs)
-        self._free(temps)
+        self._build(self._plan(part, nodes, is_open))
 
     def _scatter(self, pieces, n_right, part, cut):
         """Partition the nodes ``part[cut]``, cut in ``pieces`` whose rows going right

@@ -199,7 +199,7 @@ def test_pool_exhaustion_falls_back_to_building_from_rows(monkeypatch):
 
 
 def _plan_reference(node, left, right, nns, start, end, is_open, keep_rows, slot, free):
-    """The histogram plan as numpy computed it before :func:`plan_builds` (``free``: a
+    """The histogram plan in numpy, as :func:`plan_builds` documents it (``free``: a
     list, the stack's top last; ``slot`` updated in place)."""
     ps = slot[node]
     slot[node] = -1
@@ -210,27 +210,32 @@ def _plan_reference(node, left, right, nns, start, end, is_open, keep_rows, slot
     keep_large = has & (is_open[large] == 1) & (nns[large] >= keep_rows)
     keep_small = has & (is_open[small] == 1) & (nns[small] >= keep_rows)
     free.extend(ps[has & ~keep_large & ~keep_small].tolist())
-    sub = np.flatnonzero(keep_large)
+    sub = np.flatnonzero(keep_large & keep_small)  # smaller children needing a slot
     k = min(sub.shape[0], len(free))
     new = np.array(free[len(free) - k:][::-1], dtype=np.int64)
     del free[len(free) - k:]
     got, full = sub[:k], sub[k:]
     slot[large[keep_large]] = ps[keep_large]
-    slot[small[got[keep_small[got]]]] = new[keep_small[got]]
+    slot[small[got]] = new
+    dst = np.full(node.shape[0], -1)  # smaller children not kept: rows subtracted only
+    dst[got] = new
+    has_slot = np.isin(np.arange(node.shape[0]), got)
+    first = np.flatnonzero(keep_large & (~keep_small | has_slot))
     alone = np.flatnonzero(keep_small & ~keep_large)
     slot[small[alone]] = ps[alone]
-    jobs = [np.stack([start[kids], end[kids], dst, np.full(kids.shape[0], -1) if sub_ is None
-                      else sub_], axis=1)
-            for kids, dst, sub_ in ((small[got], new, ps[got]), (large[full], ps[full], None),
-                                    (small[alone], ps[alone], None))]
-    return np.concatenate(jobs).astype(np.int64), new[~keep_small[got]]
+    jobs = [np.stack([start[kids], end[kids], d, s_], axis=1)
+            for kids, d, s_ in ((small[first], dst[first], ps[first]),
+                                (large[full], ps[full], np.full(full.shape[0], -1)),
+                                (small[alone], ps[alone], np.full(alone.shape[0], -1)))]
+    return np.concatenate(jobs).astype(np.int64)
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_plan_kernel_is_the_numpy_plan(seed):
     """:func:`fastdt._hist_build.plan_builds` (slots handed over, taken, freed; the build
-    jobs in their three blocks) is the plan numpy made before, on random levels: nodes
-    with and without a slot, open or closed children, small pools."""
+    jobs in their three blocks, smaller children without a histogram subtracted by their
+    rows) is the numpy plan, on random levels: nodes with and without a slot, open or
+    closed children, small pools."""
     from fastdt._hist_build import plan_builds
 
     rng = np.random.default_rng(seed)
@@ -253,18 +258,51 @@ def test_plan_kernel_is_the_numpy_plan(seed):
     free_list = order[owners.sum():][: int(rng.integers(0, n_slots - owners.sum() + 1))].tolist()
     keep_rows = int(rng.integers(1, 300))
     ref_slot = slot.copy()
-    want_jobs, want_temps = _plan_reference(node, left, right, nns, start, end, is_open,
-                                            keep_rows, ref_slot, ref_free := list(free_list))
+    want_jobs = _plan_reference(node, left, right, nns, start, end, is_open, keep_rows,
+                                ref_slot, ref_free := list(free_list))
     free = np.zeros(n_slots, dtype=np.int64)
     free[: len(free_list)] = free_list
     n_free = np.array([len(free_list)], dtype=np.int64)
-    jobs, temps = np.empty((m, 4), dtype=np.int64), np.empty(m, dtype=np.int64)
-    n_jobs, n_temps = plan_builds(node, left, right, nns, start, end, is_open, keep_rows,
-                                  slot, free, n_free, jobs, temps)
+    jobs = np.empty((m, 4), dtype=np.int64)
+    n_jobs = plan_builds(node, left, right, nns, start, end, is_open, keep_rows, slot, free,
+                         n_free, jobs)
     np.testing.assert_array_equal(jobs[:n_jobs], want_jobs)
-    np.testing.assert_array_equal(temps[:n_temps], want_temps)
     np.testing.assert_array_equal(slot, ref_slot)
     assert free[: n_free[0]].tolist() == ref_free
+
+
+@pytest.mark.parametrize("task", ["clf", "weighted_clf", "regression", "weighted_regression"])
+def test_rows_subtracted_from_a_histogram_leave_the_others(task):
+    """A build job with ``dst = -1`` takes its positions' rows out of slot ``sub``: the
+    result is the histogram of the other positions (integer statistics: bit for bit)."""
+    from fastdt._hist_build import build_features
+
+    rng = np.random.default_rng(3)
+    n, n_features, n_bins = 500, 3, np.array([7, 3, 12], dtype=np.int32)
+    codes = np.stack([rng.integers(0, nb + 1, n) for nb in n_bins]).astype(np.uint8)
+    rows = rng.permutation(n).astype(np.int32)
+    is_clf, weighted = task.endswith("clf"), task.startswith("weighted")
+    ycode = rng.integers(0, 3, n).astype(np.int32) if is_clf else np.empty(0, np.int32)
+    w = rng.integers(1, 4, n).astype(float)
+    y = rng.integers(-5, 6, n).astype(float)
+    if is_clf:
+        rstat = w.reshape(-1, 1) if weighted else np.empty((n, 0))
+        width = 3 + weighted
+    else:
+        rstat = np.stack([w, w * y, w * y * y], axis=1) if weighted else \
+            np.stack([np.ones(n), y, y * y], axis=1)
+        width = 3 + weighted
+    pool = np.full((3, n_features, 13, width), np.nan)
+
+    def build(jobs):
+        build_features(0, n_features, codes, rows, np.array(jobs, dtype=np.int64), pool,
+                       n_bins, ycode, rstat, is_clf, weighted)
+
+    build([[0, n, 0, -1], [120, n, 1, -1]])  # all positions; the last 380
+    build([[0, 120, -1, 0]])  # the first 120 taken out of slot 0
+    for f in range(n_features):
+        nb = n_bins[f] + 1
+        np.testing.assert_array_equal(pool[0, f, :nb], pool[1, f, :nb])
 
 
 # --------------------------------------------------------------------- best-first batches
