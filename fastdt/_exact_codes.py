@@ -225,7 +225,9 @@ class CodedSplitter(HistPool):
         scan, wide_tables = self.inner.scan_tables(ids, nodes, rng, max_features)
         k, n_c = ids.shape[0], self.cols.shape[0]
         rows = self.inner.idx[0]  # any row of the layout: each node's rows, by range
-        np.take(self.target, rows, out=self.ycode)
+        # their class codes: the layout's targets, in the same order (read in order, where
+        # a gather by row id cost 150-200 us a level on Adult)
+        np.copyto(self.ycode, self.inner.ys[0], casting="unsafe")
         if nodes.count == 1:  # the root
             self.jobs = self._root_jobs(ids, nodes)
         if self.jobs.shape[0]:
