@@ -387,7 +387,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         inner = ExactSplitter(prep.X, layout, mode=0, max_surrogates=0,
                               has_missing=prep.has_missing,
                               **dict(common, n_categories=prep.n_categories[wide]))
-        splitter = CodedSplitter(inner, prep.coded, prep.target, prep.n_features,
+        splitter = CodedSplitter(inner, prep.coded, prep.n_features,
                                  crit=prep.crit, min_samples_leaf=lim["min_samples_leaf"],
                                  min_weight_leaf=lim["min_weight_leaf"])
         max_surrogates = 0

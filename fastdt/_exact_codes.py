@@ -183,15 +183,16 @@ class CodedSplitter(HistPool):
         Over the wide features' presorted layout (its own features numbered 0 .. W - 1).
     coded : tuple
         :func:`integer_columns` of the fit's X.
-    target : int32 ndarray [n]
-        Class codes of the rows.
     n_features : int
         All the features.
+
+    The rows' class codes are the inner layout's targets (``inner.ys[0]``, in the order
+    of ``inner.idx[0]``).
     """
 
     feature_pool = None
 
-    def __init__(self, inner, coded, target, n_features, *, crit, min_samples_leaf,
+    def __init__(self, inner, coded, n_features, *, crit, min_samples_leaf,
                  min_weight_leaf):
         self.inner = inner
         self.n, self.is_clf, self.crit, self.n_stats = inner.n, True, crit, inner.n_stats
@@ -202,7 +203,6 @@ class CodedSplitter(HistPool):
         self.j_of[self.cols] = np.arange(self.cols.shape[0])
         self.w_of = np.full(n_features + 1, -1, dtype=np.int64)
         self.w_of[self.wide] = np.arange(self.wide.shape[0])
-        self.target = target.astype(np.int32, copy=False)
         self.ycode = np.empty(self.n, dtype=np.int32)
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         n_c = self.cols.shape[0]
