@@ -1,7 +1,7 @@
 """Compare two versions of fastdt on one workload, alternating in one process.
 
     python benchmarks/ab.py HEAD~1 HEAD --case boosting
-    python benchmarks/ab.py main . --case adult --rounds 12      # "." : this working tree
+    python benchmarks/ab.py main . --case adult --turns 12      # "." : this working tree
 
 This machine's speed drifts by 10-40% within minutes (the same Adult fit takes 20 or
 30 ms, by process time too), so two versions timed one after the other, or in separate
@@ -9,8 +9,9 @@ runs of ``compare.py``, differ by more than most changes do. Here both versions 
 imported side by side into one process (copies of the package under other names),
 compiled (or loaded from their caches) before the clock, and fitted in turns, A B B A
 A B ..., so that both see the same drift; the figure to read is the median of the
-round-by-round ratios B / A, with their spread. It also says whether both versions
-made the same predictions (a change meant to be faster should keep them bit for bit).
+turn-by-turn ratios B / A, with their spread (only the fits are timed). It also says
+whether both versions made the same predictions (a change meant to be faster should
+keep them bit for bit).
 
 A version is a git revision of this repository (anything ``git archive`` takes; the
 copy is kept in the temporary directory, with its compiled kernels, for later runs) or
@@ -24,7 +25,7 @@ datasets, which ``FASTDT_DATASETS`` or ``../shared/datasets`` locates):
                    (``compare_small.adult_as_it_comes``: string labels, 26,048 rows)
 ``titanic-boost``  ``GradientBoostingClassifier`` on the Titanic frame (100 rounds of
                    31 leaves, ``min_samples_leaf=20``): boosting's fixed cost per round
-``boosting``       ``fit_boosting``, ``--rounds-per-fit`` rounds (20) of 255 leaves on
+``boosting``       ``fit_boosting``, ``--boost-rounds`` rounds (20) of 255 leaves on
                    ``--rows`` rows (200,000) x 20 (``common.classification``)
 ``forest-hist``    ``fit_forest``, ``--trees`` trees (10), ``splitter="hist"``, same data
 ``forest-best``    the same with the exact splitter
@@ -98,30 +99,33 @@ def _data(case, args):
 
 
 def _fitter(case, args):
-    """``fit(module) -> predict_proba of the test rows`` of the case."""
+    """``(fit, predict)`` of the case: ``fit(module)`` fits a model with that version of
+    fastdt (what is timed) and ``predict(module, model)`` gives the predicted
+    probabilities of the test rows (compared once, after the first fits)."""
     threads = args.threads
     X, y, X_test = _data(case, args)
+    kw = {"forest-hist": dict(splitter="hist"), "forest-best": dict(splitter="best"),
+          "extra-trees": dict(splitter="random", bootstrap=False)}.get(case)
 
     def fit(m):
         if case == "adult":
-            model = m.DecisionTreeClassifier(max_depth=8).fit(X, y)
-            return model.predict_proba(X_test)
+            return m.DecisionTreeClassifier(max_depth=8).fit(X, y)
         if case == "titanic-boost":
-            model = m.GradientBoostingClassifier(
+            return m.GradientBoostingClassifier(
                 max_iter=100, max_leaf_nodes=31, min_samples_leaf=20, learning_rate=0.1,
                 early_stopping=False, n_jobs=threads).fit(X, y)
-            return model.predict_proba(X_test)
         if case == "boosting":
-            f = m.fit_boosting(X, y, max_iter=args.rounds_per_fit, max_leaf_nodes=255,
-                               early_stopping=False, n_jobs=threads)
-            return m.predict_proba(f, X_test)
-        kw = {"forest-hist": dict(splitter="hist"), "forest-best": dict(splitter="best"),
-              "extra-trees": dict(splitter="random", bootstrap=False)}[case]
-        f = m.fit_forest(X, y, n_estimators=args.trees, random_state=0, n_jobs=threads,
-                         **kw)
-        return m.predict_proba(f, X_test)
+            return m.fit_boosting(X, y, max_iter=args.boost_rounds, max_leaf_nodes=255,
+                                  early_stopping=False, n_jobs=threads)
+        return m.fit_forest(X, y, n_estimators=args.trees, random_state=0, n_jobs=threads,
+                            **kw)
 
-    return fit
+    def predict(m, model):
+        if hasattr(model, "predict_proba"):  # an estimator
+            return model.predict_proba(X_test)
+        return m.predict_proba(model, X_test)
+
+    return fit, predict
 
 
 def _spread(values, unit=""):
@@ -135,7 +139,7 @@ def main(argv=None):
                              "package")
     p.add_argument("b", help="version B (the same kinds)")
     p.add_argument("--case", choices=CASES, default="boosting")
-    p.add_argument("--rounds", type=int, default=6,
+    p.add_argument("--turns", type=int, default=6,
                    help="turns of each version (default 6)")
     p.add_argument("--fits", type=int, default=None,
                    help="fits in a turn, timed together (default: 20 for adult, 1 "
@@ -144,11 +148,11 @@ def main(argv=None):
     p.add_argument("--rows", type=int, default=200_000,
                    help="training rows of the synthetic cases")
     p.add_argument("--trees", type=int, default=10, help="trees of the forest cases")
-    p.add_argument("--rounds-per-fit", type=int, default=20,
-                   help="boosting rounds of the boosting case")
+    p.add_argument("--boost-rounds", type=int, default=20,
+                   help="boosting rounds of the boosting case (20)")
     args = p.parse_args(argv)
-    if args.rounds < 2:
-        p.error("--rounds must be at least 2")
+    if args.turns < 2:
+        p.error("--turns must be at least 2")
     sys.path.insert(0, HERE)
     os.environ.setdefault("FASTDT_DATASETS", os.path.join(os.path.dirname(REPO), "shared",
                                                           "datasets"))
@@ -163,16 +167,17 @@ def main(argv=None):
         names = (names[0], "fastdt_ab_b")
     sys.path.insert(0, root)
     mods = [importlib.import_module(n) for n in names]
-    fit = _fitter(args.case, args)
+    fit, predict = _fitter(args.case, args)
     fits = args.fits or (20 if args.case == "adult" else 1)
     t0 = time.perf_counter()
-    first = [fit(m) for m in mods]  # compiled or loaded from the caches: not timed
+    # compiled or loaded from the caches, the prediction kernels too: not timed
+    first = [predict(m, fit(m)) for m in mods]
     print(f"{args.case}: A = {args.a} ({names[0]}), B = {args.b} ({names[1]}); first fits "
           f"(compilation or cache loads) {time.perf_counter() - t0:.1f} s; seconds per "
-          f"turn of {fits} fit(s), median (min-max) of {args.rounds} turns each:")
+          f"turn of {fits} fit(s), median (min-max) of {args.turns} turns each:")
     same = first[0].shape == first[1].shape and bool((first[0] == first[1]).all())
     wall, cpu = ([], []), ([], [])
-    for r in range(args.rounds):
+    for r in range(args.turns):
         order = (0, 1) if r % 4 in (0, 3) else (1, 0)  # A B, B A, B A, A B, ...
         for i in order:
             w, c = time.perf_counter(), time.process_time()
@@ -183,7 +188,7 @@ def main(argv=None):
     for label, t in (("wall", wall), ("process", cpu)):
         ratios = [b / a for a, b in zip(*t)]
         print(f"{label:8s} A {_spread(t[0], ' s')} | B {_spread(t[1], ' s')} | "
-              f"B / A by round {_spread(ratios)}")
+              f"B / A by turn {_spread(ratios)}")
     print(f"same predictions: {'yes' if same else 'NO'}")
 
 
