@@ -30,6 +30,8 @@ datasets, which ``FASTDT_DATASETS`` or ``../shared/datasets`` locates):
 ``forest-hist``    ``fit_forest``, ``--trees`` trees (10), ``splitter="hist"``, same data
 ``forest-best``    the same with the exact splitter
 ``extra-trees``    the same with ``splitter="random"``, no bootstrap
+``adult-forest``   ``RandomForestClassifier``, ``--trees`` trees (10), on Adult as users
+                   have it (deep trees of a medium table: the driver and the partitions)
 =================  ===================================================================
 
 A plain script, not an asv benchmark (asv imports this folder: nothing heavy runs on
@@ -48,7 +50,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-CASES = ("adult", "titanic-boost", "boosting", "forest-hist", "forest-best", "extra-trees")
+CASES = ("adult", "titanic-boost", "boosting", "forest-hist", "forest-best", "extra-trees",
+         "adult-forest")
 
 
 def _package(version, name, root):
@@ -82,7 +85,7 @@ def _package(version, name, root):
 
 def _data(case, args):
     """``(X, y, X_test)`` of the case."""
-    if case == "adult":
+    if case in ("adult", "adult-forest"):
         from compare_small import adult_as_it_comes
 
         X, y = adult_as_it_comes()
@@ -114,6 +117,9 @@ def _fitter(case, args):
             return m.GradientBoostingClassifier(
                 max_iter=100, max_leaf_nodes=31, min_samples_leaf=20, learning_rate=0.1,
                 early_stopping=False, n_jobs=threads).fit(X, y)
+        if case == "adult-forest":
+            return m.RandomForestClassifier(args.trees, random_state=0,
+                                            n_jobs=threads).fit(X, y)
         if case == "boosting":
             return m.fit_boosting(X, y, max_iter=args.boost_rounds, max_leaf_nodes=255,
                                   early_stopping=False, n_jobs=threads)

@@ -40,7 +40,7 @@ import numpy as np
 from ._absolute import scan_absolute
 from ._categorical import categorical_split, random_partition
 from ._config import FEATURE_THRESHOLD, GAIN_RATIO, GINI
-from ._jit import INLINE, JIT
+from ._jit import INLINE, JIT, NOREF
 from ._multi import scan_multi
 from ._sampling import next_feature, random_threshold, start_order, uniform_draw, \
     visited_enough
@@ -220,7 +220,7 @@ def sort_features(lo, hi, bits, rec, idx, ys, ws):
         _radix_sort_row(bits[f], rec, idx[f], ys[f], ws[f], weighted)
 
 
-@JIT
+@NOREF
 def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x, s_y, s_w):
     """Stable in-place partition of one feature row over ``[a, b)``: side 0 first, then
     side 1 (the right part waits in the ``s_*`` scratch buffers).
@@ -279,7 +279,7 @@ def partition_one(idx_f, xs_f, ys_f, ws_f, side, part):
                            s_idx, s_x, s_y, s_w)
 
 
-@JIT
+@NOREF
 def _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side, a, b, dst, frac, dup,
                            s_idx, s_x, s_y, s_w):
     """Stable partition of ``[a, b)`` of one feature row for ``missing="fractional"``:
@@ -320,7 +320,7 @@ def _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side, a, b, dst, frac, dup,
         ws_f[qd] = s_w[qj]
 
 
-@JIT
+@NOREF
 def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
     """Statistics of positions ``[e, b)`` (a node's missing values) into ``miss``;
     returns their weight."""
@@ -338,9 +338,9 @@ def _missing_stats(ys_f, ws_f, weighted, e, b, is_clf, miss):
     return w
 
 
-@JIT
+@NOREF
 def _scan_segment(
-    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit, log_crit,
+    xs, ys, ws, weighted, a, b, total, w_node, imp_node, is_clf, crit, log_crit,
     reg_crit, min_samples_leaf, min_weight_leaf, left, work, miss, missing, present_only,
     tot_p, mono, f, lower, upper,
 ):
@@ -382,6 +382,7 @@ def _scan_segment(
     :func:`fastdt._criteria.reg_criterion`; numba prunes the score of each that is None
     from the loop (gini: both).
     """
+    xs_f, ys_f, ws_f = xs[f], ys[f], ws[f]  # free here: no reference counting
     best_num = -np.inf
     best_den = 1.0
     best_nl = 0
@@ -506,9 +507,9 @@ def _scan_segment(
     return best_num / best_den, best_nl, best_thr, True, best_mgl
 
 
-@JIT
+@NOREF
 def _scan_random(
-    xs_f, ys_f, ws_f, weighted, a, b, total, w_node, imp_node, is_clf, crit,
+    xs, ys, ws, weighted, a, b, total, w_node, imp_node, is_clf, crit,
     min_samples_leaf, min_weight_leaf, left, work, miss, present_only, tot_p, u_thr, u_side,
     mono, f, lower, upper,
 ):
@@ -520,6 +521,7 @@ def _scan_random(
     ``min_weight_leaf``, or breaks a monotonic constraint (``mono``, ``f``), is no
     candidate.
     """
+    xs_f, ys_f, ws_f = xs[f], ys[f], ws[f]  # free here: no reference counting
     e = b
     while e > a and np.isnan(xs_f[np.uint64(e - 1)]):
         e -= 1
@@ -775,13 +777,15 @@ def scan_features(
                 s_x = np.empty(scratch, dtype=xs.dtype)
                 s_y = np.empty(scratch)
                 s_w = np.empty(scratch if weighted else 0)
+                # the rows' views made once: each view costs reference counting
+                idx_f, xs_f, ys_f, ws_f = idx[f], xs[f], ys[f], ws[f]
                 for m in range(m_lo, m_hi):
                     if dup is not None and part_dst[m] >= 0:
-                        _partition_duplicating(idx[f], xs[f], ys[f], ws[f], side,
+                        _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side,
                                                part[m, 0], part[m, 1], part_dst[m],
                                                part_frac[m], dup, s_idx, s_x, s_y, s_w)
                     else:
-                        _partition_segment(idx[f], xs[f], ys[f], ws[f], weighted, side,
+                        _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side,
                                            part[m, 0], part[m, 1], s_idx, s_x, s_y, s_w)
         for k in range(k_lo, k_hi):
             if by_node:
@@ -819,14 +823,14 @@ def scan_features(
                     )
                 elif rseed is not None:
                     proxy, nl, thr, nonconst, mgl = _scan_random(
-                        xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                        xs, ys, ws, weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                         scan_w[k], scan_imp[k], is_clf, crit, min_samples_leaf, min_weight_leaf,
                         left, work, miss, present_only, tot_p, draws[0], draws[1], mono, f,
                         bounds[k, 0], bounds[k, 1],
                     )
                 else:
                     proxy, nl, thr, nonconst, mgl = _scan_segment(
-                        xs[f], ys[f], ws[f], weighted, scan[k, 0], scan[k, 1], scan_stats[k],
+                        xs, ys, ws, weighted, scan[k, 0], scan[k, 1], scan_stats[k],
                         scan_w[k], scan_imp[k], is_clf, crit, log_crit, reg_crit,
                         min_samples_leaf,
                         min_weight_leaf, left, work, miss, missing, present_only, tot_p,

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._criteria import target_stat
 from ._hist_scan import _GATHER, _accumulate, _gather_codes
-from ._jit import INLINE, JIT
+from ._jit import INLINE, JIT, NOREF
 
 
 @JIT
@@ -175,7 +175,7 @@ def scatter_rows(lo, hi, pieces, dst, side, rows, ycode, rstat, to_rows, to_ycod
                     to_rstat[w, c] = rstat[q, c]
 
 
-@JIT
+@NOREF
 def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb):
     """Take positions ``[a, b)`` out of histogram ``g`` (float64 [B, H]), one row at a
     time: the larger child's histogram from its parent's when the smaller child needs

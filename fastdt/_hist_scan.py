@@ -23,7 +23,7 @@ import numpy as np
 
 from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD
-from ._jit import INLINE, JIT
+from ._jit import INLINE, JIT, NOREF
 from ._sampling import next_feature, start_order, visited_enough
 from ._criteria import (gini_fraction, missing_right_score, monotone_ok, score_candidate,
                         split_threshold)
@@ -80,7 +80,7 @@ def _gather_codes(codes_f, rows, a, b, out):
 _GATHER = 2048
 
 
-@JIT
+@NOREF
 def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h, kb):
     """Add positions ``[a, b)`` (rows ``rows[a:b]`` of the feature's codes ``codes_f``) to
     the first ``n_h`` bins of histogram ``h`` (float64 [B, H], zeros on entry).
@@ -170,7 +170,7 @@ def _stats_weight(is_clf, s):
     return s[0]
 
 
-@JIT
+@NOREF
 def _scan_bins(
     h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, log_crit, weighted,
     min_samples_leaf, min_weight_leaf, left, work, miss, missing, mono, f, lower, upper, reg,
@@ -283,7 +283,7 @@ def _scan_bins(
     return best_num / best_den, best_nl, best_thr, nonconst, best_bin, best_mgl
 
 
-@JIT
+@NOREF
 def _children(h, nb, best_bin, best_mgl, miss, is_clf, weighted, out_l, out_r):
     """The children's statistics (``out_l``/``out_r``, float64 [S]) of the numeric split
     :func:`_scan_bins` found in ``h``: the non-empty value bins up to ``best_bin`` go
@@ -486,7 +486,7 @@ def scan_nodes(
                 n_const += 1
 
 
-@JIT
+@NOREF
 def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, lo_f,
                        hi_f, start, order, h, lo_c, hi_c, bins, cb):
     """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.

@@ -7,7 +7,8 @@ them, so ``import fastdt`` imports neither numba nor this module.
 
 * **Presets.** Every kernel uses :data:`JIT` (``cache=True, nogil=True``) or
   :data:`PJIT` (the same, ``parallel=True``); :data:`INLINE` is for the few helpers
-  called per row or per candidate in a hot loop. No ``fastmath``: reassociated sums
+  called per row or per candidate in a hot loop, :data:`NOREF` (no reference counting)
+  for helpers a kernel calls per node or per feature that take arrays and make none. No ``fastmath``: reassociated sums
   would break parity with scikit-learn. ``tests/test_jit_policy.py`` enforces this.
 * **Stale code never runs.** numba keys a cached kernel on its own source file only:
   a kernel that calls a kernel of another module keeps the old callee compiled in
@@ -135,6 +136,14 @@ PJIT = njit(**PJIT_OPTIONS)
 # only hot loops use it.
 INLINE_OPTIONS = dict(inline="always", **JIT_OPTIONS)
 INLINE = njit(**INLINE_OPTIONS)
+# Helpers that take arrays and allocate none, called per node or per feature by a
+# kernel: compiled without numba's reference counting. With it, a call increfs every
+# array argument on entry and decrefs it on exit (two calls of an atomic add each), which
+# took 11% of an exact random forest's fit (perf, Adult). Such a helper may not create an
+# array, nor call a function that does (numba compiles the functions it calls without
+# reference counting too, and refuses the allocation), and is never called from Python.
+NOREF_OPTIONS = dict(_nrt=False, **JIT_OPTIONS)
+NOREF = njit(**NOREF_OPTIONS)
 
 # ----------------------------------------------------------------------- first compile
 

@@ -39,6 +39,8 @@ def test_presets_are_cached_and_exact():
     for opts in (_jit.JIT_OPTIONS, _jit.PJIT_OPTIONS):
         assert "fastmath" not in opts
     assert _jit.INLINE_OPTIONS["cache"] is True and "fastmath" not in _jit.INLINE_OPTIONS
+    # no reference counting, otherwise the JIT preset
+    assert _jit.NOREF_OPTIONS == dict(_jit.JIT_OPTIONS, _nrt=False)
 
 
 def test_import_loads_neither_numba_nor_pandas():
@@ -60,9 +62,9 @@ def test_every_kernel_uses_a_preset():
         for func, dec in _decorated(ast.parse(src)):
             name = _name(dec)
             assert name not in ("njit", "jit", "vectorize", "guvectorize", "jitclass"), (
-                f"{path.name}:{func.name} uses numba directly; use _jit.JIT or PJIT"
+                f"{path.name}:{func.name} uses numba directly; use a preset of _jit"
             )
-            if name in ("JIT", "PJIT", "INLINE"):
+            if name in ("JIT", "PJIT", "INLINE", "NOREF"):
                 kernels += 1
                 assert path.name.startswith("_") or path.name == "kernels.py", (
                     f"{path.name}:{func.name}: kernels live in _*.py modules or kernels.py"
