@@ -183,21 +183,28 @@ def gather_in_bag(lo, hi, idx, xs, ys, w, starts, o_idx, o_xs, o_ys, o_ws):
     """Features ``[lo, hi)`` of the layout restricted, for each tree ``b`` of a batch (one
     tree: ``w`` has one row), to the rows of positive weight ``w[b, id]`` (in order, so
     each row stays sorted), from position ``starts[b]`` on, their ids offset by ``b * n``
-    (n: the layout's rows), each entry given its weight."""
+    (n: the layout's rows), each entry given its weight.
+
+    Branch-free: every entry is written at the next free position, which advances only
+    past the rows in the bag (about 63% of the rows of a bootstrap sample: a branch on it
+    would miss a third of the time); the tree's range is full once the position reaches
+    its end, and the rows left are all out of the bag."""
     n = idx.shape[1]
     for f in range(lo, hi):
         for b in range(w.shape[0]):
             m = starts[b]
+            end = starts[b + 1]
             shift = b * n
             for p in range(n):
+                if m == end:
+                    break
                 i = idx[f, p]
                 wi = w[b, i]
-                if wi > 0.0:
-                    o_idx[f, m] = i + shift
-                    o_xs[f, m] = xs[f, p]
-                    o_ys[f, m] = ys[f, p]
-                    o_ws[f, m] = wi
-                    m += 1
+                o_idx[f, m] = i + shift
+                o_xs[f, m] = xs[f, p]
+                o_ys[f, m] = ys[f, p]
+                o_ws[f, m] = wi
+                m += wi > 0.0
 
 
 @JIT
