@@ -351,8 +351,8 @@ def _scan_segment(
     reg_crit, min_samples_leaf, min_weight_leaf, left, work, miss, missing, present_only,
     tot_p, mono, f, lower, upper,
 ):
-    """Best split of one node on one numeric feature (row slices ``xs_f``, ``ys_f``,
-    ``ws_f``).
+    """Best split of one node on one numeric feature ``f`` (its rows ``xs[f]``, ``ys[f]``,
+    ``ws[f]`` of the layout, viewed here, where views cost no reference counting).
 
     Missing values (NaN) sit at the end of the node's range. As scikit-learn (1.9)
     does, every threshold is tried with the missing rows sent right, then the split
