@@ -13,6 +13,10 @@ turn-by-turn ratios B / A, with their spread (only the fits are timed). It also 
 whether both versions made the same predictions (a change meant to be faster should
 keep them bit for bit).
 
+Read both orders on a case before trusting a small ratio: on ``titanic-boost``,
+whichever version is B came out about 1.11x slower in both orders (2026-11-28,
+``docs/benchmarks.md``).
+
 A version is a git revision of this repository (anything ``git archive`` takes; the
 copy is kept in the temporary directory, with its compiled kernels, for later runs) or
 a directory holding a ``fastdt`` package (a working tree, copied afresh each run).

@@ -8,8 +8,9 @@ them, so ``import fastdt`` imports neither numba nor this module.
 * **Presets.** Every kernel uses :data:`JIT` (``cache=True, nogil=True``) or
   :data:`PJIT` (the same, ``parallel=True``); :data:`INLINE` is for the few helpers
   called per row or per candidate in a hot loop, :data:`NOREF` (no reference counting)
-  for helpers a kernel calls per node or per feature that take arrays and make none. No ``fastmath``: reassociated sums
-  would break parity with scikit-learn. ``tests/test_jit_policy.py`` enforces this.
+  for the helpers a kernel calls per node or per feature that take arrays and make
+  none. No ``fastmath``: reassociated sums would break parity with scikit-learn.
+  ``tests/test_jit_policy.py`` enforces this.
 * **Stale code never runs.** numba keys a cached kernel on its own source file only:
   a kernel that calls a kernel of another module keeps the old callee compiled in
   after that module changes. :func:`_drop_stale_caches` keeps a fingerprint of every
