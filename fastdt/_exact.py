@@ -407,7 +407,9 @@ class ExactSplitter:
         """Remember the ranges to partition: the next :meth:`find` does it, fused with
         its scan."""
         self.part = part
-        if self.dup is not None:
+        if self.dup is None:  # where each right child starts (the partition's)
+            self.part_dst = nodes.start[nodes.right[part[:, 2]]]
+        else:
             node = part[:, 2]
             shared = nodes.c_rstart[node] >= 0  # rows copied into both children
             self.part_dst = np.where(shared, nodes.c_rstart[node], -1)

