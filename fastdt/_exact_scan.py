@@ -228,20 +228,6 @@ def sort_features(lo, hi, bits, rec, idx, ys, ws):
 
 
 @NOREF
-def _copy_back(idx_f, xs_f, ys_f, ws_f, weighted, dst, n, s_idx, s_x, s_y, s_w):
-    """The first ``n`` entries of the scratch buffers ``s_*`` copied to the positions
-    ``[dst, dst + n)`` of one feature row (the partitions' last pass)."""
-    for j in range(n):
-        qj = np.uint64(j)
-        qw = np.uint64(dst + j)
-        idx_f[qw] = s_idx[qj]
-        xs_f[qw] = s_x[qj]
-        ys_f[qw] = s_y[qj]
-        if weighted:
-            ws_f[qw] = s_w[qj]
-
-
-@NOREF
 def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x, s_y, s_w):
     """Stable in-place partition of one feature row over ``[a, b)``: side 0 first, then
     side 1 (the right part waits in the ``s_*`` scratch buffers).
@@ -272,7 +258,14 @@ def _partition_segment(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, s_idx, s_x
             s_w[qr] = wv
         wpos += 1 - s
         r += s
-    _copy_back(idx_f, xs_f, ys_f, ws_f, weighted, wpos, r, s_idx, s_x, s_y, s_w)
+    for j in range(r):
+        qj = np.uint64(j)
+        qw = np.uint64(wpos + j)
+        idx_f[qw] = s_idx[qj]
+        xs_f[qw] = s_x[qj]
+        ys_f[qw] = s_y[qj]
+        if weighted:
+            ws_f[qw] = s_w[qj]
 
 
 @NOREF
@@ -302,7 +295,14 @@ def _partition_known(idx_f, xs_f, ys_f, ws_f, weighted, side, a, b, mid, s_idx, 
             s_w[qs] = ws_f[q]
         wl += 1 - s
         wr += s
-    _copy_back(idx_f, xs_f, ys_f, ws_f, weighted, a, b - a, s_idx, s_x, s_y, s_w)
+    for j in range(b - a):
+        qj = np.uint64(j)
+        qw = np.uint64(a + j)
+        idx_f[qw] = s_idx[qj]
+        xs_f[qw] = s_x[qj]
+        ys_f[qw] = s_y[qj]
+        if weighted:
+            ws_f[qw] = s_w[qj]
 
 
 @JIT
@@ -355,7 +355,13 @@ def _partition_duplicating(idx_f, xs_f, ys_f, ws_f, side, a, b, dst, frac, dup,
             s_y[qr] = yv
             s_w[qr] = wv * (1.0 - frac) if s == 2 else wv
             r += 1
-    _copy_back(idx_f, xs_f, ys_f, ws_f, True, dst, r, s_idx, s_x, s_y, s_w)
+    for j in range(r):
+        qj = np.uint64(j)
+        qd = np.uint64(dst + j)
+        idx_f[qd] = s_idx[qj]
+        xs_f[qd] = s_x[qj]
+        ys_f[qd] = s_y[qj]
+        ws_f[qd] = s_w[qj]
 
 
 @NOREF
