@@ -247,7 +247,7 @@ class CodedSplitter(HistPool):
         run(scan_nodes, k, work, self.pool, slots, scan, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes, rows,
             self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, None,
-            self.inner.missing, True,
+            self.inner.missing, None,
             self.crit, log_criterion(True, self.crit), False, self.min_samples_leaf,
             self.min_weight_leaf, None, nodes.bounds[ids], self.no_seeds, int(max_features),
             self.fpool, bool(max_features >= self.n_features), c_proxy, c_nl, c_thr, c_nc,

@@ -48,7 +48,7 @@ categorical codes by the split's bitset.
 import numpy as np
 
 from ._config import HIST_POOL_BYTES
-from ._criteria import NO_REG, log_criterion
+from ._criteria import NO_REG, log_criterion, reg_criterion
 from ._grow import Splits, choose, drawn_scan, in_order, node_ranges
 from ._hist_build import (build_features, mark_sides, plan_builds,
                           regression_rows, scatter_rows)
@@ -239,6 +239,7 @@ class HistSplitter(HistPool):
         self.rows = np.arange(n, dtype=dtype) if rows is None else rows.astype(dtype)
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.log_crit = log_criterion(is_clf, crit)
+        self.reg_crit = reg_criterion(is_clf, crit)
         self.min_samples_leaf, self.min_weight_leaf = min_samples_leaf, min_weight_leaf
         self.weighted = weights is not None
         self.tree_starts = tree_starts
@@ -303,7 +304,7 @@ class HistSplitter(HistPool):
         run(scan_nodes, k, rows * min(n_features, int(max_features)), self.pool, slots, scan,
             nodes.stats[ids], nodes.weighted_n_node_samples[ids], nodes.impurity[ids],
             self.codes, self.rows, self.ycode, self.rstat, self.n_bins, self.bin_lo,
-            self.bin_hi, self.cats, self.missing, self.is_clf, self.crit, self.log_crit,
+            self.bin_hi, self.cats, self.missing, self.reg_crit, self.crit, self.log_crit,
             self.weighted,
             self.min_samples_leaf, self.min_weight_leaf, self.mono, nodes.bounds[ids],
             seeds, int(max_features), pool, in_order(seeds, max_features, self), t_proxy, t_nl,

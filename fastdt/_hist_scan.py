@@ -172,8 +172,9 @@ def _stats_weight(is_clf, s):
 
 @NOREF
 def _scan_bins(
-    h, nb, lo, hi, total, w_node, n_node, imp_node, is_clf, crit, log_crit, weighted,
-    min_samples_leaf, min_weight_leaf, left, work, miss, missing, mono, f, lower, upper, reg,
+    h, nb, lo, hi, total, w_node, n_node, imp_node, reg_crit, crit, log_crit, weighted,
+    min_samples_leaf, min_weight_leaf, left, work, miss, occ, missing, mono, f, lower,
+    upper, reg,
 ):
     """Best split of one node on one numeric feature from its histogram ``h``.
 
@@ -181,20 +182,26 @@ def _scan_bins(
     rows with a code at most ``bin`` go left, missing rows (bin ``nb``) go left when
     ``missing_left == 1``, right when 0 (-1: the node has none); ``n_left`` counts
     every row going left (0: no valid split); :func:`_children` then sums the
-    children's statistics of the split that wins. ``left``, ``work``, ``miss`` (float64
-    [>= S], [S], [max(S, 2)]) are scratch (``miss`` holds the missing bin's statistics
-    on return, for :func:`_children`). Empty bins are skipped, so a cut lies between two
-    neighbouring non-empty bins, as the exact splitter's between two neighbouring
-    distinct values; the candidates come in the exact splitter's order (module
+    children's statistics of the split that wins. ``left``, ``work``, ``miss``, ``occ``
+    (float64 [>= S], [S], [max(S, 2)], int64 [>= nb]) are scratch (``miss`` holds the
+    missing bin's statistics on return, for :func:`_children`). Empty bins are skipped
+    (the loop runs over the non-empty ones, listed in ``occ`` first), so a cut lies
+    between two neighbouring non-empty bins, as the exact splitter's between two
+    neighbouring distinct values; the candidates come in the exact splitter's order (module
     docstring) and the feature is constant in the same cases. ``mono``, ``f``,
     ``lower``, ``upper``: the monotonic constraints (None: none) and the node's bounds,
     as :func:`fastdt._exact_scan._scan_segment`. ``reg``: the L2 and L1 regularisation of
     the squared-error score (:func:`fastdt._criteria.score_candidate`; boosting's).
     ``log_crit``: :func:`fastdt._criteria.log_criterion` (None: gini or regression,
-    and the other scores are pruned from the loop). ``missing``: None when no row of
+    and the other scores are pruned from the loop). ``reg_crit``: None for a
+    classification, else the regression criterion (``crit``): the task is then a
+    constant where the scan compiles (a signature for each), and the loop holds one
+    task's steps, where a flag left both in it. ``missing``: None when no row of
     the fit misses a value (the missing bin is empty): numba then prunes the steps for
     missing values before typing, as :func:`fastdt._exact_scan._scan_segment`.
     """
+    # a constant where the kernel is compiled: LLVM keeps one task's steps in the loop
+    is_clf = reg_crit is None
     n_stats = total.shape[0]
     qm = np.uint64(nb)
     n_miss = np.int64(0)
@@ -212,9 +219,17 @@ def _scan_bins(
     best_thr = np.nan
     best_bin = -1
     best_mgl = -1
-    first = np.uint64(0)  # first and last non-empty value bins (valid once `seen`)
-    prev = np.uint64(0)
-    seen = False
+    # the non-empty value bins, listed without a branch: a node of a few hundred rows
+    # leaves about half its bins empty, and a test of each bin in the scan's loop was
+    # mispredicted about every other time (docs/benchmarks.md, "The histogram scan")
+    n_occ = np.int64(0)
+    for k in range(nb):
+        occ[n_occ] = k
+        n_occ += np.int64(_bin_rows(h, np.uint64(k), is_clf, weighted) != 0.0)
+    seen = n_occ > 0
+    # first and last non-empty value bins (valid once `seen`)
+    first = np.uint64(occ[0]) if seen else np.uint64(0)
+    prev = first
     for missing_left in range(2 if n_miss else 1):
         # missing rows start on the left in the second pass
         for c in range(n_stats):
@@ -222,16 +237,11 @@ def _scan_bins(
         wl = w_miss if missing_left else 0.0
         sl = miss[1] if missing_left and not is_clf else 0.0
         nl = n_miss if missing_left else 0
-        seen = False
-        for k in range(nb):
-            q = np.uint64(k)  # unsigned indexing, as in _accumulate
+        for j in range(n_occ):
+            q = np.uint64(occ[j])  # unsigned indexing, as in _accumulate
             cnt = _bin_rows(h, q, is_clf, weighted)
-            if cnt == 0.0:
-                continue
-            if not seen:
-                first = q
-            elif (nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
-                  and lo[q] > hi[prev] + FEATURE_THRESHOLD):
+            if (j > 0 and nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
+                    and lo[q] > hi[prev] + FEATURE_THRESHOLD):
                 wr = w_node - wl
                 if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
                         or wr <= 0.0 or (mono is not None and mono[f] != 0
@@ -265,7 +275,6 @@ def _scan_bins(
                 sl += h[q, 1]
             nl += np.int64(cnt)
             prev = q
-            seen = True
         if missing is not None:
             if (not missing_left and n_miss and n_node - n_miss >= min_samples_leaf
                     and n_miss >= min_samples_leaf):
@@ -358,7 +367,7 @@ def _scan_categorical_bins(
 @JIT
 def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, rows, ycode, rstat, n_bins,
-    bin_lo, bin_hi, cats, missing, is_clf, crit, log_crit, weighted, min_samples_leaf,
+    bin_lo, bin_hi, cats, missing, reg_crit, crit, log_crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, in_order, out_proxy, out_nl,
     out_thr, out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg,
 ):
@@ -387,8 +396,10 @@ def scan_nodes(
     ``out_l``/``out_r`` ([k, F, S]) the children's statistics (with ``in_order``, of
     the features that may win only: the others' are left as they were). ``reg``: gradient
     boosting's ``(lambda, alpha)`` of the squared-error score (``NO_REG``: none).
-    ``log_crit``: :func:`fastdt._criteria.log_criterion` of the task and criterion.
+    ``log_crit``: :func:`fastdt._criteria.log_criterion` of the task and criterion;
+    ``reg_crit``: None for a classification, else the criterion (:func:`_scan_bins`).
     """
+    is_clf = reg_crit is None  # the task, known when compiled (_scan_bins)
     n_features = codes.shape[0]
     n_stats = scan_stats.shape[1]
     width = pool.shape[3]
@@ -409,6 +420,7 @@ def scan_nodes(
     lo_c = np.empty(n_b + 1)
     hi_c = np.empty(n_b + 1)
     bins = np.empty(n_b + 1, dtype=np.int64)
+    occ = np.empty(n_b, dtype=np.int64)
     start = np.empty(n_b + 1, dtype=np.int64)
     cb = np.empty(n_b, dtype=codes.dtype)
     kb = np.empty(_GATHER, dtype=codes.dtype)
@@ -467,8 +479,8 @@ def scan_nodes(
             else:
                 proxy, nl, thr, nc, bb, mgl = _scan_bins(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
-                    scan_imp[k], is_clf, crit, log_crit, weighted, min_samples_leaf,
-                    min_weight_leaf, left, work, miss, missing, mono, f, bounds[k, 0],
+                    scan_imp[k], reg_crit, crit, log_crit, weighted, min_samples_leaf,
+                    min_weight_leaf, left, work, miss, occ, missing, mono, f, bounds[k, 0],
                     bounds[k, 1], reg,
                 )
                 if nl > 0 and (not in_order or proxy > node_best):
