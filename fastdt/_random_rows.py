@@ -111,7 +111,21 @@ def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, c
     wl = w_miss if mgl else 0.0
     sl = miss[1] if mgl and not is_clf else 0.0
     nl = n_miss if mgl else 0
-    if is_clf and left.shape[0] == 2:  # branch-free: the side of a row is unpredictable
+    if is_clf and left.shape[0] == 2 and not weighted:
+        # unit weights: the sums are counts, exact in any order, so they are counted in
+        # integers, which LLVM vectorises (the float sums' chain of additions it may not
+        # reorder); the same values, bit for bit
+        c = 0
+        c1 = 0
+        for i in range(n_node):
+            on = np.int64(xf[i] <= thr)  # NaN compares False
+            c += on
+            c1 += on & np.int64(yk[i] != 0.0)
+        left[0] += c - c1
+        left[1] += c1
+        wl += c
+        nl += c
+    elif is_clf and left.shape[0] == 2:  # branch-free: the side of a row is unpredictable
         l0 = left[0]
         l1 = left[1]
         for i in range(n_node):
@@ -242,6 +256,9 @@ def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, 
     moved = n_node < small
     n_cols = XP.shape[1]
     binary = is_clf and lst.shape[1] == 2
+    counted = binary and not weighted  # unit weights: the class sums are counts
+    n1 = 0  # counted: the rows of class 1, and those of them going left
+    n1l = 0
     l0 = 0.0
     l1 = 0.0
     r0 = 0.0
@@ -264,7 +281,12 @@ def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, 
         if weighted:
             wp[a + nl] = wi
             right_w[nr] = wi
-        if binary:  # y is 0 or 1
+        g = np.int64(go)
+        if counted:  # integers: no chain of float additions (exact either way)
+            y1 = np.int64(yv != 0.0)
+            n1 += y1
+            n1l += g & y1
+        elif binary:  # y is 0 or 1
             wm = wi if go else 0.0
             wo = wi - wm
             l1 += wm * yv
@@ -282,9 +304,13 @@ def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, 
             else:
                 for c in range(n_cols):
                     right_x[np.uint64(nr), c] = XP[np.uint64(a + i), c]
-        g = np.int64(go)
         nl += g
         nr += 1 - g
+    if counted:
+        l0 = np.float64(nl - n1l)
+        l1 = np.float64(n1l)
+        r0 = np.float64(nr - (n1 - n1l))
+        r1 = np.float64(n1 - n1l)
     if binary:
         lst[k, 0] = l0
         lst[k, 1] = l1
@@ -352,6 +378,10 @@ class RowSplitter:
                 self.w = np.empty(0) if weights is None else np.asarray(weights, np.float64)
                 self.order = np.arange(XT.shape[1], dtype=np.int32)
             self.wp = self.w[self.order] if self.w.shape[0] else self.w
+        if self.wp.shape[0] and (self.wp == 1.0).all():
+            # every weight 1 (a forest without bootstrap): the kernels' unweighted steps,
+            # which count the classes in integers; the same sums
+            self.wp = np.empty(0)
         self.n = self.order.shape[0]
         # the targets (and above, the weights) by position in ``order``, partitioned with
         # it: a node reads its rows' in order, not gathered from row ids
