@@ -34,6 +34,8 @@ datasets, which ``FASTDT_DATASETS`` or ``../shared/datasets`` locates):
 ``forest-hist``    ``fit_forest``, ``--trees`` trees (10), ``splitter="hist"``, same data
 ``forest-best``    the same with the exact splitter
 ``extra-trees``    the same with ``splitter="random"``, no bootstrap
+                   (``--data forests``: the synthetic cases on ``compare.py``'s forests
+                   table instead, whose trees are about twice as deep)
 ``adult-forest``   ``RandomForestClassifier``, ``--trees`` trees (10), on Adult as users
                    have it (deep trees of a medium table: the driver and the partitions)
 =================  ===================================================================
@@ -99,9 +101,17 @@ def _data(case, args):
 
         X, y, X_test, _ = load_titanic_frame()
         return X, y, X_test
-    import common
+    if args.data == "forests":  # compare.py's forests section's table
+        import numpy as np
+        from sklearn.datasets import make_classification
 
-    X, y = common.classification(args.rows + 50_000)
+        X, y = make_classification(n_samples=args.rows + 50_000, n_features=20,
+                                   n_informative=10, random_state=0)
+        X = X.astype(np.float32)
+    else:
+        import common
+
+        X, y = common.classification(args.rows + 50_000)
     return X[:args.rows], y[:args.rows], X[args.rows:]
 
 
@@ -158,6 +168,10 @@ def main(argv=None):
     p.add_argument("--rows", type=int, default=200_000,
                    help="training rows of the synthetic cases")
     p.add_argument("--trees", type=int, default=10, help="trees of the forest cases")
+    p.add_argument("--data", choices=("common", "forests"), default="common",
+                   help="the synthetic cases' rows: common.py's classification (easy: "
+                        "shallow trees), or compare.py's forests table (scikit-learn's "
+                        "make_classification, 20 x 10 informative: deeper trees)")
     p.add_argument("--boost-rounds", type=int, default=20,
                    help="boosting rounds of the boosting case (20)")
     args = p.parse_args(argv)

@@ -44,7 +44,7 @@ _SPARSE = 16
 
 #: A node of fewer rows than this keeps its rows' values at its positions, moved with
 #: them when it splits (see :func:`_random_split`).
-_SMALL = 4096
+_SMALL = 16384
 
 
 def usable(prep):
