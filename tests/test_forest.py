@@ -355,6 +355,7 @@ def test_batch_size():
     class Prep:
         splitter, n_features = "best", 14
         target = np.zeros(26_048)
+        layout = ()  # presorted
 
     assert _batch_size(Prep, 100, 2) == 10  # 2**22 // (26,048 * 14) = 11 a batch at most
     assert _batch_size(Prep, 3, 2) == 2
@@ -367,6 +368,12 @@ def test_batch_size():
     assert _batch_size(Prep, 100, 2) == 1
     Prep.target = np.zeros(1000)
     assert _batch_size(Prep, 40, 1) == 14  # 3 batches of 13-14
+    # random splits from rows: their values' bytes, in 28-byte entries
+    Prep.splitter, Prep.layout, Prep.n_features = "random", None, 20
+    Prep.target, Prep.X = np.zeros(200_000), np.zeros((1, 20), dtype=np.float32)
+    assert _batch_size(Prep, 100, 2) == 7  # 2**22 // (200,000 * 20 * 4 // 28) = 7
+    Prep.X = np.zeros((1, 20))
+    assert _batch_size(Prep, 100, 2) == 3  # float64: 3 a batch, 34 batches
 
 
 def test_same_forest_on_every_thread_count(on_each_thread_count):

@@ -321,7 +321,8 @@ def _json(params):
 
 
 #: A batch of trees holds at most this many entries of its trees' layouts (rows times
-#: features, exact trees: 28 bytes each; histogram trees: rows) ...
+#: features, exact trees: 28 bytes each; histogram trees: rows; random splits from rows:
+#: the bytes of each tree's copy of its rows' values, in 28-byte entries) ...
 _BATCH_ENTRIES = 2**22
 #: ... and at most this many trees.
 _BATCH_TREES = 16
@@ -334,7 +335,12 @@ def _batch_size(prep, n_trees, threads):
     if n_trees <= 1:  # nothing to batch (a warm start may add no tree)
         return 1
     n = max(1, prep.target.shape[0])
-    per_tree = n if prep.splitter == "hist" else n * prep.n_features
+    if prep.splitter == "hist":
+        per_tree = n
+    elif prep.layout is None:  # random splits from rows (fastdt._random_rows): their values
+        per_tree = max(1, n * prep.n_features * prep.X.dtype.itemsize // 28)
+    else:
+        per_tree = n * prep.n_features
     most = max(1, min(_BATCH_TREES, _BATCH_ENTRIES // per_tree, (2**31 - 1) // n))
     threads = max(1, min(threads, n_trees))
     n_batches = threads * -(-n_trees // (threads * most))
