@@ -321,9 +321,11 @@ def _json(params):
 
 
 #: A batch of trees holds at most this many entries of its trees' layouts (rows times
-#: features, exact trees: 28 bytes each; histogram trees: rows; random splits from rows:
-#: the bytes of each tree's copy of its rows' values, in 28-byte entries) ...
+#: features, exact trees: :data:`_ENTRY_BYTES` each; histogram trees: rows; random splits
+#: from rows: the bytes of each tree's copy of its rows' values, in exact entries) ...
 _BATCH_ENTRIES = 2**22
+#: Bytes of an entry of the exact splitter's presorted layout.
+_ENTRY_BYTES = 28
 #: ... and at most this many trees.
 _BATCH_TREES = 16
 
@@ -338,7 +340,7 @@ def _batch_size(prep, n_trees, threads):
     if prep.splitter == "hist":
         per_tree = n
     elif prep.layout is None:  # random splits from rows (fastdt._random_rows): their values
-        per_tree = max(1, n * prep.n_features * prep.X.dtype.itemsize // 28)
+        per_tree = max(1, n * prep.n_features * prep.X.dtype.itemsize // _ENTRY_BYTES)
     else:
         per_tree = n * prep.n_features
     most = max(1, min(_BATCH_TREES, _BATCH_ENTRIES // per_tree, (2**31 - 1) // n))
