@@ -35,7 +35,7 @@ import numpy as np
 from ._config import LEAF
 from ._criteria import NO_REG, node_weights, regularised
 from ._level import (FLOAT_COLUMNS, INT_COLUMNS, accept_candidates, best_features,
-                     can_split, replay, split_nodes)
+                     can_split, cut_trees, replay, split_nodes)
 from ._multi import node_weights_multi
 from . import _sampling
 from ._sampling import NodeSeeds, choose_features
@@ -374,8 +374,7 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
         n_splits += to_split.shape[0]
         open_ = expand(to_split)
     if batch:
-        return _cut_trees(nodes.output(), nodes.tree[:nodes.count],
-                          nodes.local[:nodes.count], n_roots)
+        return _cut_trees(nodes, n_roots)
     return _finish(nodes, best_first, scratch, moved)
 
 
@@ -422,16 +421,18 @@ def _number_in_trees(nodes, ids, n_made):
     n_made += 2 * np.bincount(tree, minlength=n_made.shape[0])
 
 
-def _cut_trees(out, tree, local, n_trees):
+def _cut_trees(nodes, n_trees):
     """The tables of :meth:`Nodes.output` of a batch of trees cut into one per tree,
-    each with its own ids (``local``: creation order within the tree, breadth-first)."""
-    inode = out[0].copy()
-    for col in (1, 2):
-        internal = inode[:, col] >= 0
-        inode[internal, col] = local[inode[internal, col]]
-    order = np.argsort(tree, kind="stable")  # each tree's nodes in creation order
-    cuts = np.searchsorted(tree[order], np.arange(n_trees + 1))
-    tables = [np.take(t, order, axis=0) for t in (inode,) + tuple(out[1:])]  # then views
+    each with its own ids (``local``: creation order within the tree, breadth-first):
+    views of tables that hold the trees one after another (:func:`fastdt._level.cut_trees`)."""
+    n = nodes.count
+    n_stats, n_words, n_sur_cols = nodes.widths
+    tables = (np.empty((n, 6), dtype=np.int64), np.empty((n, 3)), np.empty((n, n_stats)),
+              np.empty((n, n_words), dtype=np.uint64), np.empty((n, n_sur_cols)),
+              np.empty(n, dtype=np.int64), np.empty((n, 2)))
+    cuts = np.empty(n_trees + 1, dtype=np.int64)
+    cut_trees(nodes.ints, nodes.floats, nodes.stat3, nodes.cat2, nodes.sur2, nodes.bounds, n,
+              cuts, *tables)
     return [tuple(t[a:b] for t in tables) for a, b in zip(cuts[:-1], cuts[1:])]
 
 

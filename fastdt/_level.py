@@ -157,6 +157,54 @@ def accept_candidates(ids, feat, thr, mgl, bin_, n_left, n_right, lst, rst, cat,
 
 
 @JIT
+def cut_trees(ints, floats, stat3, cat2, sur2, bounds, n, cuts, inode, fnode, stats, cat,
+              sur, n_sur, out_bounds):
+    """The first ``n`` nodes of a batch of trees grown together (:class:`fastdt._grow.Nodes`'
+    packed tables), tree after tree, each tree's in creation order, into the tables of
+    ``Nodes.output`` (``inode`` int64 [n, 6], ``fnode`` [n, 3], ``stats``, ``cat``,
+    ``sur``, ``n_sur``, ``out_bounds``), the children as ids within their tree
+    (``local``); ``cuts`` (int64 [B + 1]): where each tree's nodes start, and the end.
+
+    One pass that moves each value once: a stable sort by tree in numpy and a take of
+    each table, after ``Nodes.output``'s copies, took about 10 ms a tree in a hist
+    forest's batches of 13 trees of 23,000 nodes.
+    """
+    n_trees = cuts.shape[0] - 1
+    for t in range(n_trees + 1):
+        cuts[t] = 0
+    for k in range(n):
+        cuts[ints[_TREE, k] + 1] += 1
+    at = np.empty(n_trees, dtype=np.int64)  # where each tree's next node goes
+    for t in range(n_trees):
+        at[t] = cuts[t]
+        cuts[t + 1] += cuts[t]
+    for k in range(n):
+        t = ints[_TREE, k]
+        i = at[t]
+        at[t] = i + 1
+        f = ints[_FEATURE, k]
+        left, right = ints[_LEFT, k], ints[_RIGHT, k]
+        inode[i, 0] = f
+        inode[i, 1] = ints[_LOCAL, left] if left >= 0 else left
+        inode[i, 2] = ints[_LOCAL, right] if right >= 0 else right
+        inode[i, 3] = ints[_N_NODE, k]
+        inode[i, 4] = ints[_DEPTH, k]
+        inode[i, 5] = ints[_MGL, k]
+        fnode[i, 0] = floats[_THRESHOLD, k]
+        fnode[i, 1] = floats[_IMPURITY, k]
+        fnode[i, 2] = floats[_W_NODE, k]
+        for c in range(stats.shape[1]):
+            stats[i, c] = stat3[0, k, c]
+        for c in range(cat.shape[1]):
+            cat[i, c] = cat2[0, k, c]
+        for c in range(sur.shape[1]):
+            sur[i, c] = sur2[0, k, c]
+        n_sur[i] = ints[_C_NSUR, k] if f >= 0 else 0
+        out_bounds[i, 0] = bounds[k, 0]
+        out_bounds[i, 1] = bounds[k, 1]
+
+
+@JIT
 def best_features(t_proxy, t_nl, feat):
     """The winning feature of each node (row) of the ``[k, F]`` candidate tables into
     ``feat`` (int64 [k]): the largest proxy among the features with a valid split
