@@ -95,8 +95,8 @@ def _partition_range(a, b, rows, ycode, rstat, side, buf_r, buf_c, buf_s):
     its side advances (sides of a split are unpredictable; a branch would miss half
     the time). The regression sums (three columns, no class codes: boosting's) have a
     loop of their own, the columns in registers (22-27% less time than the loop over
-    columns, on a boosting fit's partitions), and so have a classification's class codes
-    with one weight column or none (forests'). ``buf_r``, ``buf_c``, ``buf_s``: scratch
+    columns, on a boosting fit's partitions); a classification's one weight column is
+    moved without a loop over columns. ``buf_r``, ``buf_c``, ``buf_s``: scratch
     of at least ``b - a`` rows, as ``rows``, ``ycode`` (empty without class codes) and
     ``rstat``.
     """
@@ -125,33 +125,6 @@ def _partition_range(a, b, rows, ycode, rstat, side, buf_r, buf_c, buf_s):
             x0, x1, x2 = buf_s[qi, 0], buf_s[qi, 1], buf_s[qi, 2]
             rstat[qw, 0], rstat[qw, 1], rstat[qw, 2] = x0, x1, x2
         return
-    if has_code and n_cols <= 1:
-        one = n_cols == 1
-        for p in range(a, b):
-            q = np.uint64(p)
-            qw = np.uint64(w)
-            qr = np.uint64(r)
-            s = np.int64(side[q])
-            row = rows[q]
-            v = ycode[q]
-            rows[qw] = row
-            buf_r[qr] = row
-            ycode[qw] = v
-            buf_c[qr] = v
-            if one:
-                x = rstat[q, 0]
-                rstat[qw, 0] = x
-                buf_s[qr, 0] = x
-            w += 1 - s
-            r += s
-        for i in range(r):
-            qi = np.uint64(i)
-            qw = np.uint64(w + i)
-            rows[qw] = buf_r[qi]
-            ycode[qw] = buf_c[qi]
-            if one:
-                rstat[qw, 0] = buf_s[qi, 0]
-        return
     for p in range(a, b):  # unsigned indexing, as in _accumulate
         q = np.uint64(p)
         qw = np.uint64(w)
@@ -164,10 +137,15 @@ def _partition_range(a, b, rows, ycode, rstat, side, buf_r, buf_c, buf_s):
             v = ycode[q]
             ycode[qw] = v
             buf_c[qr] = v
-        for j in range(n_cols):
-            x = rstat[q, j]
-            rstat[qw, j] = x
-            buf_s[qr, j] = x
+        if n_cols == 1:  # a classification's weights: as fast as a loop of their own
+            x = rstat[q, 0]
+            rstat[qw, 0] = x
+            buf_s[qr, 0] = x
+        else:
+            for j in range(n_cols):
+                x = rstat[q, j]
+                rstat[qw, j] = x
+                buf_s[qr, j] = x
         w += 1 - s
         r += s
     for i in range(r):
@@ -176,8 +154,11 @@ def _partition_range(a, b, rows, ycode, rstat, side, buf_r, buf_c, buf_s):
         rows[qw] = buf_r[qi]
         if has_code:
             ycode[qw] = buf_c[qi]
-        for j in range(n_cols):
-            rstat[qw, j] = buf_s[qi, j]
+        if n_cols == 1:
+            rstat[qw, 0] = buf_s[qi, 0]
+        else:
+            for j in range(n_cols):
+                rstat[qw, j] = buf_s[qi, j]
 
 
 @JIT
