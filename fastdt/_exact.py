@@ -23,7 +23,7 @@ from ._exact_scan import (
     assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
     sort_features, walk_nodes,
 )
-from ._grow import Splits, choose, drawn_scan, node_ranges
+from ._grow import Splits, choose, drawn_scan, node_ranges, take_at
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import log_criterion, node_weights, reg_criterion
@@ -323,9 +323,10 @@ class ExactSplitter:
                     3 * self.max_surrogates if self.sur_rows is not None else 0)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
-        sp.threshold[has] = t_thr[has, feat[has]]
-        sp.mgl[has] = t_mgl[has, feat[has]]
-        sp.cat[has] = t_cat[has, feat[has]]
+        f = feat[has]
+        sp.threshold[has] = take_at(t_thr, has, f)
+        sp.mgl[has] = take_at(t_mgl, has, f)
+        sp.cat[has] = take_at(t_cat, has, f)
         run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
             sp.threshold, sp.mgl, sp.cat, self.cats, self.is_clf, self.crit, self.mode,
             self.missing, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
@@ -333,7 +334,6 @@ class ExactSplitter:
             run(children_multi, k, rows, self.idx, self.ws, scan, feat, self.side,
                 self.is_clf, self.crit, self.ymul, self.offs, sp.lst, sp.rst)
         if mae:  # [w, absolute error, median] of the children, from the scan
-            f = feat[has]
             sp.lst[has, 1], sp.lst[has, 2] = t_mae[has, f, 0], t_mae[has, f, 1]
             sp.rst[has, 1], sp.rst[has, 2] = t_mae[has, f, 2], t_mae[has, f, 3]
         if self.mode != 0:

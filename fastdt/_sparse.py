@@ -19,7 +19,7 @@ import numpy as np
 
 from ._binning import feature_bins, thresholds
 from ._config import DEFAULT_SUBSAMPLE, ID_DTYPE
-from ._grow import Splits, choose
+from ._grow import Splits, choose, take_at
 from ._parallel import run
 from ._sparse_scan import (
     children_stats, partition_rows, relabel, route_sparse, scan_sparse, sort_columns,
@@ -240,10 +240,11 @@ class SparseSplitter:
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool)
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
-        sp.threshold[has] = t_thr[has, feat[has]]
-        sp.mgl[has] = t_mgl[has, feat[has]]
+        f = feat[has]
+        sp.threshold[has] = take_at(t_thr, has, f)
+        sp.mgl[has] = take_at(t_mgl, has, f)
         cut = np.zeros(k)
-        cut[has] = t_cut[has, feat[has]]
+        cut[has] = take_at(t_cut, has, f)
         if has.shape[0]:
             s_start, s_end = starts[has], ends[has]
             work = int((s_end - s_start).sum())
