@@ -334,8 +334,9 @@ class ExactSplitter:
             run(children_multi, k, rows, self.idx, self.ws, scan, feat, self.side,
                 self.is_clf, self.crit, self.ymul, self.offs, sp.lst, sp.rst)
         if mae:  # [w, absolute error, median] of the children, from the scan
-            sp.lst[has, 1], sp.lst[has, 2] = t_mae[has, f, 0], t_mae[has, f, 1]
-            sp.rst[has, 1], sp.rst[has, 2] = t_mae[has, f, 2], t_mae[has, f, 3]
+            won = take_at(t_mae, has, f)
+            sp.lst[has, 1], sp.lst[has, 2] = won[:, 0], won[:, 1]
+            sp.rst[has, 1], sp.rst[has, 2] = won[:, 2], won[:, 3]
         if self.mode != 0:
             # the primary's majority side: apply()'s route, the surrogates' fallback. A tie
             # (up to rounding: fractional weights are sums in the rows' order) goes left,

@@ -127,7 +127,9 @@ class Nodes:
         """``(inode, fnode, stats, cat, sur, n_sur, bounds)`` of the nodes made: int64
         [n, 6] (feature, left, right, n_node_samples, depth, missing_go_left), float64
         [n, 3] (threshold, impurity, weighted_n_node_samples), the statistics, the
-        category bitsets, the surrogate triples and their counts, the value bounds."""
+        category bitsets, the surrogate triples and their counts, the value bounds. A batch
+        of trees makes the same tables, cut by tree, in :func:`fastdt._level.cut_trees`
+        (a change of these tables changes both)."""
         n = self.count
         inode = np.stack([self.feature[:n], self.left[:n], self.right[:n],
                           self.n_node_samples[:n], self.depth[:n],
