@@ -347,6 +347,29 @@ def test_forest_in_batches_is_the_forest_tree_by_tree(data, params, monkeypatch)
         np.testing.assert_array_equal(forests[0].oob_["decision"], other.oob_["decision"])
 
 
+def test_from_trees_keeps_one_copy_of_the_nodes(data, monkeypatch):
+    """A forest's trees are views into its arrays (not the trees it was made of, which
+    would hold every node twice), and concatenating on threads changes nothing."""
+    import fastdt.ensemble.forest as forest_module
+
+    X, y, _ = data
+    forest = fit_forest(X, y, n_estimators=6, random_state=0, max_depth=4)
+    trees = [forest.tree(i) for i in range(forest.n_trees)]
+    for i, tree in enumerate(trees):
+        for k, name in enumerate(FIELDS):
+            field = getattr(forest, name)
+            assert field.size == 0 or np.shares_memory(getattr(tree, name), field)
+            np.testing.assert_array_equal(
+                getattr(tree, name), field[forest.offsets[k, i]:forest.offsets[k, i + 1]])
+    monkeypatch.setattr(forest_module, "_PARALLEL_NODES", 0)
+    serial = Forest.from_trees(trees, params=forest.params)
+    threaded = Forest.from_trees(trees, params=forest.params, threads=3)
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(serial, name), getattr(forest, name))
+        np.testing.assert_array_equal(getattr(threaded, name), getattr(forest, name))
+    np.testing.assert_array_equal(threaded.offsets, forest.offsets)
+
+
 def test_batch_size():
     """Batches fill the entries and trees allowed, in a whole number of rounds of the
     threads, of about equal sizes."""

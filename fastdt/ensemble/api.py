@@ -276,7 +276,7 @@ def _fit(X, y, sample_weight, fp, tp, extend=None):
     params["tree_params"] = trees[0].params
     params["seeds"] = [int(s) for s in seeds]
     params["n_samples"] = n_samples
-    forest = Forest.from_trees(trees, params=params)
+    forest = Forest.from_trees(trees, params=params, threads=numba.get_num_threads())
     if fp["oob_score"]:
         forest.oob_ = oob_results(forest, X, prep, y)
     if fp["leaf_samples"]:

@@ -23,6 +23,10 @@ from ..tree import FIELDS, Tree, TreeArrays, _json_default, _writeable
 
 __all__ = ["Forest"]
 
+#: Forests of this many nodes and more are concatenated on several threads
+#: (:meth:`Forest.from_trees`); below, starting the threads costs more than it saves.
+_PARALLEL_NODES = 1 << 18
+
 _NODE_FIELDS = ("feature", "threshold", "left", "right", "value", "impurity", "n_node_samples",
                 "weighted_n_node_samples", "depth", "missing_go_left", "cat_offset")
 
@@ -75,22 +79,29 @@ class Forest:
         self.leaf_samples = None
 
     @classmethod
-    def from_trees(cls, trees, params=None):
-        """The forest of ``trees`` (fitted on the same features, task and classes)."""
+    def from_trees(cls, trees, params=None, threads=1):
+        """The forest of ``trees`` (fitted on the same features, task and classes). Its
+        arrays are the trees' concatenated, on ``threads`` threads (one field each at a
+        time: numpy's copies release the GIL); :meth:`tree` then gives views into them,
+        so the trees' own arrays are not kept (a forest held its nodes twice)."""
         if not trees:
             raise ValueError("a forest needs at least one tree")
         first = trees[0]
-        arrays, offsets = {}, np.zeros((len(FIELDS), len(trees) + 1), dtype=np.int64)
-        for k, name in enumerate(FIELDS):
-            parts = [getattr(t, name) for t in trees]
-            offsets[k, 1:] = np.cumsum([p.shape[0] for p in parts])
-            arrays[name] = np.concatenate(parts)
-        forest = cls(arrays, offsets, task=first.task, n_features=first.n_features,
-                     classes=first.classes, n_outputs=first.n_outputs,
-                     feature_names=first.feature_names, categories=first.categories,
-                     criterion=first.criterion, params=params)
-        forest._trees = list(trees)
-        return forest
+        offsets = np.zeros((len(FIELDS), len(trees) + 1), dtype=np.int64)
+        parts = [[getattr(t, name) for t in trees] for name in FIELDS]
+        for k, field in enumerate(parts):
+            offsets[k, 1:] = np.cumsum([p.shape[0] for p in field])
+        if threads > 1 and offsets[0, -1] >= _PARALLEL_NODES:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                joined = list(pool.map(np.concatenate, parts))
+        else:
+            joined = [np.concatenate(field) for field in parts]
+        return cls(dict(zip(FIELDS, joined)), offsets, task=first.task,
+                   n_features=first.n_features, classes=first.classes,
+                   n_outputs=first.n_outputs, feature_names=first.feature_names,
+                   categories=first.categories, criterion=first.criterion, params=params)
 
     # ------------------------------------------------------------------ trees
     @property
