@@ -373,7 +373,7 @@ def grow(prep, *, copy=True, seed=None, row_weights=None, features=None,
         splitter.reg = (float(l2_regularization), float(l1_regularization))
         max_surrogates = 0
     elif prep.layout is None:  # random splits read from the rows (fastdt._random_rows)
-        splitter = _row_splitter(prep, row_weights, seed, lim)
+        splitter = _row_splitter(prep, row_weights, seed, lim, scratch)
         max_surrogates = 0
     elif prep.coded is not None:  # few-valued integer features coded (one tree)
         from ._exact import ExactSplitter
@@ -447,7 +447,7 @@ def grow_batch(prep, seeds, row_weights, *, scratch=None):
         splitter = _hist_splitter(prep, common, scratch, np.concatenate(rows),
                                   np.concatenate(target), np.concatenate(w), starts)
     elif prep.layout is None:
-        splitter = _row_splitter(prep, np.stack(weights), seeds, lim)
+        splitter = _row_splitter(prep, np.stack(weights), seeds, lim, scratch)
     else:
         from ._exact import ExactSplitter, in_bag_layout
 
@@ -477,19 +477,23 @@ def _common(prep, lim):
                 min_weight_leaf=lim["min_weight_leaf"])
 
 
-def _row_splitter(prep, row_weights, seed, lim):
+def _row_splitter(prep, row_weights, seed, lim, scratch=None):
     """The :class:`fastdt._random_rows.RowSplitter` of ``prep`` (``row_weights`` [B, n]: a
-    batch of B trees)."""
+    batch of B trees), its row values' buffer kept in ``scratch`` for the next trees."""
     from ._random_rows import RowSplitter
 
     if getattr(prep, "XT", None) is None:  # the columns, once per preparation
         prep.X = np.ascontiguousarray(prep.X)
         prep.XT = np.ascontiguousarray(prep.X.T)
-    return RowSplitter(prep.XT, prep.X, prep.target, prep.weights, row_weights=row_weights,
-                       random_seed=seed, mono=prep.mono, n_stats=prep.n_stats,
-                       is_clf=prep.is_clf, crit=prep.crit,
-                       min_samples_leaf=lim["min_samples_leaf"],
-                       min_weight_leaf=lim["min_weight_leaf"])
+    splitter = RowSplitter(prep.XT, prep.X, prep.target, prep.weights,
+                           row_weights=row_weights, random_seed=seed, mono=prep.mono,
+                           n_stats=prep.n_stats, is_clf=prep.is_clf, crit=prep.crit,
+                           min_samples_leaf=lim["min_samples_leaf"],
+                           min_weight_leaf=lim["min_weight_leaf"],
+                           xp=None if scratch is None else scratch.get("row_values"))
+    if scratch is not None:
+        scratch["row_values"] = splitter.xp_buffer
+    return splitter
 
 
 def _hist_splitter(prep, common, scratch, rows, target, weights, tree_starts=None):

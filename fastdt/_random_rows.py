@@ -354,12 +354,17 @@ class RowSplitter:
         b's in-bag rows at positions ``[tree_starts[b], tree_starts[b + 1])``.
     n_stats, is_clf, crit, min_samples_leaf, min_weight_leaf, random_seed, mono
         As :class:`fastdt._exact.ExactSplitter`.
+    xp : None or ndarray [m, F] of X's dtype
+        An earlier splitter's ``xp_buffer`` (trees grown one after another by one
+        thread: a forest's), reused for ``XP`` when it has room, its contents unread.
+        ``XP`` is written once over at every tree: fresh memory for each tree (a batch of
+        7 at 200,000 x 20 float32: 112 MB) cost its first touches again (page faults).
     """
 
     feature_pool = None
 
     def __init__(self, XT, X, target, weights, *, n_stats, is_clf, crit, min_samples_leaf,
-                 min_weight_leaf, random_seed, mono=None, row_weights=None):
+                 min_weight_leaf, random_seed, mono=None, row_weights=None, xp=None):
         self.XT, self.X = XT, X
         self.n_features = XT.shape[0]
         self.y = target.astype(np.float64)
@@ -387,7 +392,11 @@ class RowSplitter:
         # it: a node reads its rows' in order, not gathered from row ids
         self.yp = self.y[self.order]
         # the values of the rows of small nodes, at their positions (small roots' now)
-        self.XP = np.empty((self.n, XT.shape[0]), dtype=X.dtype)
+        if (xp is None or xp.dtype != X.dtype or xp.shape[1] != XT.shape[0]
+                or xp.shape[0] < self.n):
+            xp = np.empty((self.n, XT.shape[0]), dtype=X.dtype)
+        self.xp_buffer = xp
+        self.XP = xp[: self.n]
         for a, b in self._ranges():
             if b - a < _SMALL:
                 self.XP[a:b] = X[self.order[a:b]]
