@@ -254,6 +254,11 @@ def in_order(seeds, max_features, splitter):
 # ------------------------------------------------------------------------ the driver
 
 
+#: The most node slots a batch's tables are made with at first (about 1.1 GB of address
+#: space, pages mapped only when written; more are added by doubling).
+_BATCH_CAP = 1 << 22
+
+
 def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_split,
          min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_features,
          max_leaf_nodes, seed, monotonic_cst=None, offs=None, scratch=None):
@@ -309,11 +314,15 @@ def grow(splitter, *, n_stats, n_words, max_surrogates, max_depth, min_samples_s
     if nodes is not None and nodes.widths == widths:
         nodes.clear()
     else:
-        # room for every node the trees of these rows can have, up to 4,096 (a batch:
-        # 32,768 a tree, as deep forest trees of a batch's size have; pages untouched
-        # cost nothing, while growing the tables copies them), then doubling
+        # room for every node the trees of these rows can have, up to 4,096; a batch:
+        # half a node per row position (at least 32,768 a tree, at most _BATCH_CAP), as
+        # deep forest trees have (extra trees ~0.4, bootstrap hist trees ~0.2): pages
+        # untouched cost nothing, while each doubling copies the tables into fresh
+        # memory (100 extra trees, 2 threads: a thread's first batch 3.1-3.3 s with
+        # 32,768 a tree and two doublings, 2.1-2.7 s sized at once). Then doubling.
         most = 2 * splitter.n - n_roots if max_leaf_nodes <= 0 else 2 * max_leaf_nodes - 1
-        nodes = Nodes(*widths, cap=max(1, min(most, 32768 * n_roots if batch else 4096)))
+        room = min(max(32768 * n_roots, splitter.n // 2), _BATCH_CAP) if batch else 4096
+        nodes = Nodes(*widths, cap=max(1, min(most, room)))
         if scratch is not None:
             scratch["nodes"] = nodes
     # as can_split takes them (one compiled signature)
