@@ -368,6 +368,8 @@ def test_from_trees_keeps_one_copy_of_the_nodes(data, monkeypatch):
         np.testing.assert_array_equal(getattr(serial, name), getattr(forest, name))
         np.testing.assert_array_equal(getattr(threaded, name), getattr(forest, name))
     np.testing.assert_array_equal(threaded.offsets, forest.offsets)
+    # made of trees alone, the forest's trees keep their parameters
+    assert Forest.from_trees(trees).tree(0).params == trees[0].params
 
 
 def test_batch_size():

@@ -83,10 +83,14 @@ class Forest:
         """The forest of ``trees`` (fitted on the same features, task and classes). Its
         arrays are the trees' concatenated, on ``threads`` threads (one field each at a
         time: numpy's copies release the GIL); :meth:`tree` then gives views into them,
-        so the trees' own arrays are not kept (a forest held its nodes twice)."""
+        so the trees' own arrays are not kept (a forest held its nodes twice). Without
+        ``"tree_params"`` in ``params``, the first tree's parameters are kept there: the
+        trees :meth:`tree` gives carry them."""
         if not trees:
             raise ValueError("a forest needs at least one tree")
         first = trees[0]
+        params = dict(params or {})
+        params.setdefault("tree_params", first.params)
         offsets = np.zeros((len(FIELDS), len(trees) + 1), dtype=np.int64)
         parts = [[getattr(t, name) for t in trees] for name in FIELDS]
         for k, field in enumerate(parts):
