@@ -432,7 +432,9 @@ def grow_batch(prep, seeds, row_weights, *, scratch=None):
     tables, one per tree, as :func:`grow` gives each, from one pass of the growth
     driver per level for all of them (:func:`fastdt._grow.grow`; a forest of small
     trees spends a large share of its time in the driver's Python). ``prep`` must be
-    :func:`batchable`; ``scratch`` as :func:`grow`'s."""
+    :func:`batchable`; ``scratch`` as :func:`grow`'s: with it, the tables returned are
+    views of its buffers, which the next batch grown with it writes again
+    (:func:`assemble` copies them)."""
     if not batchable(prep):
         raise ValueError("these trees cannot grow in a batch (fastdt._engine.batchable)")
     seeds = np.asarray(seeds, dtype=np.uint64)
@@ -559,13 +561,13 @@ def assemble(prep, raw):
             value[:, 1] = 1.0 - value[:, 0]
     arrays = {
         "feature": inode[:, 0].astype(np.int32),
-        "threshold": np.ascontiguousarray(fnode[:, 0]),
+        "threshold": fnode[:, 0].copy(),  # copies: raw may be a batch's scratch
         "left": inode[:, 1].astype(np.int32),
         "right": inode[:, 2].astype(np.int32),
         "value": np.ascontiguousarray(value),
-        "impurity": np.ascontiguousarray(fnode[:, 1]),
+        "impurity": fnode[:, 1].copy(),
         "n_node_samples": inode[:, 3].copy(),
-        "weighted_n_node_samples": np.ascontiguousarray(wn),
+        "weighted_n_node_samples": wn.copy(),
         "depth": inode[:, 4].astype(np.int32),
         "missing_go_left": inode[:, 5].astype(np.uint8),
         **empty_extras(inode.shape[0], prep.n_features),

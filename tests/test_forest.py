@@ -278,7 +278,8 @@ _BATCHABLE = [{}, {"splitter": "hist"}, {"splitter": "random"},
 def test_trees_grown_in_a_batch_are_those_grown_alone(data, params):
     """grow_batch grows several trees level by level together: each is the tree grow()
     gives alone, array for array, among them a tree whose root cannot split (one class)
-    and one of five rows."""
+    and one of five rows. A second batch in the same scratch writes the cut tables
+    again: the trees assembled from the first keep nothing of them."""
     X, y, yr = data
     params = dict(params)
     target = yr if params.pop("regression", False) else y
@@ -293,11 +294,17 @@ def test_trees_grown_in_a_batch_are_those_grown_alone(data, params):
     bags.insert(1, (y == 1) * 1.0)  # classification: a pure root
     bags.insert(3, np.where(np.arange(n) < 5, 1.0, 0.0))
     seeds = [11, 12, 13, 14, 15]
-    batch = _engine.grow_batch(prep, seeds, bags, scratch={})
+    scratch = {}
+    batch = _engine.grow_batch(prep, seeds, bags, scratch=scratch)
     assert len(batch) == len(seeds)
-    for seed, w, raw in zip(seeds, bags, batch):
-        alone = _engine.grow(prep, seed=seed, row_weights=w)
-        _assert_same_tree(_engine.assemble(prep, raw), _engine.assemble(prep, alone))
+    trees = [_engine.assemble(prep, raw) for raw in batch]
+    cut = scratch["cut"]
+    again = _engine.grow_batch(prep, seeds[::-1], bags[::-1], scratch=scratch)
+    assert scratch["cut"] is cut and np.shares_memory(again[0][0], cut[0])
+    for seed, w, tree, raw in zip(seeds, bags, trees, again[::-1]):
+        alone = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=w))
+        _assert_same_tree(tree, alone)
+        _assert_same_tree(_engine.assemble(prep, raw), alone)
 
 
 @pytest.mark.parametrize("params", [{"missing": "surrogate"}, {"missing": "fractional"},
