@@ -8,7 +8,10 @@ Data layout (built once per tree; the codes are the :class:`fastdt.Dataset`'s)::
     rows[:]       the row of codes at each position, grouped by node
     ycode[:]      class code at each position (classification)
     rstat[:, :]   statistics at each position: the weight (weighted classification),
-                  or (w, w*y, w*t(y)) for regression; no columns when not needed
+                  or (w, w*y, w*t(y)) for regression; no columns when not needed;
+                  a packed layout (binary classes, whole weights: bootstrap counts)
+                  holds there each position's int64 increment instead, read through
+                  the view ``rinc`` (:meth:`HistSplitter._pack`)
 
     positions:   | node 3: [a3, b3) | node 4: [a4, b4) | ... finished leaves ... |
 
@@ -52,7 +55,7 @@ from ._criteria import NO_REG, log_criterion, reg_criterion
 from ._grow import Splits, choose, drawn_scan, in_order, node_ranges, take_at
 from ._hist_build import (build_features, mark_sides, plan_builds,
                           regression_rows, scatter_rows)
-from ._hist_scan import scan_nodes
+from ._hist_scan import NO_INC, PACK_BITS, scan_nodes
 from ._parallel import n_threads, run
 
 _NO_SIDE = np.empty(0, dtype=np.uint8)
@@ -67,6 +70,10 @@ _NO_JOBS = np.empty((0, 4), dtype=np.int64)  # a plan with no histogram to build
 #: ``n_bins`` rows or more; 2,048-16,384 measure alike). Nodes scanning every feature
 #: keep theirs from ``n_bins`` rows on.
 _SAMPLED_KEEP_ROWS = 4096
+
+
+#: Positions encoded at a time by :meth:`HistSplitter._pack`
+_PACK_CHUNK = 1 << 16
 
 
 class HistPool:
@@ -261,10 +268,42 @@ class HistSplitter(HistPool):
         self.mono = mono
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
+        self.packed, self.rinc = self._pack()
         self.scratch = None  # (rows, ycode, rstat) for large nodes' partitions, made on use
         # a histogram has one bin more than the most value bins: the missing bin
         self._init_pool(n_features, bin_lo.shape[1] + 1,
                         n_stats + (1 if self.weighted else 0), n, pool)
+
+    def _pack(self):
+        """``(packed, rinc)``: whether the histograms are summed one int64 a bin
+        (:func:`fastdt._hist_scan._accumulate_packed`), and each position's increment.
+
+        They are for a binary classification whose weights are whole numbers (a
+        forest's bootstrap counts) and whose every tree has fewer rows and less weight
+        than ``2**(PACK_BITS - 1)``: no field of a bin overflows, and no increment has
+        the bits of a NaN. The increments are then written over the weight column of
+        ``rstat``, whose memory ``rinc`` (int64 [n, 1]) views: the partitions move that
+        column without reading it as numbers, and every kernel that would read a weight
+        there reads its increment instead, so that no array joins the layout.
+        """
+        if not (self.is_clf and self.weighted and self.n_stats == 2 and self.rstat.shape[0]):
+            return False, NO_INC
+        w = self.rstat[:, 0]
+        starts = ([0, w.shape[0]] if self.tree_starts is None
+                  else self.tree_starts.tolist())
+        limit = 2**(PACK_BITS - 1)
+        if (max(b - a for a, b in zip(starts[:-1], starts[1:])) >= limit
+                or not np.all(w == np.floor(w))
+                or np.add.reduceat(w, starts[:-1]).max() >= limit):
+            return False, NO_INC
+        rinc = self.rstat.view(np.int64)
+        for a in range(0, w.shape[0], _PACK_CHUNK):  # small temporaries, reused
+            b = min(a + _PACK_CHUNK, w.shape[0])
+            shift = self.ycode[a:b].astype(np.int64)
+            shift += 1
+            shift *= PACK_BITS
+            rinc[a:b, 0] = np.left_shift(w[a:b].astype(np.int64), shift) + 1
+        return True, rinc
 
     def root(self):
         """Statistics of all rows (summed in row order)."""
@@ -279,7 +318,8 @@ class HistSplitter(HistPool):
             return
         rows = int((jobs[:, 1] - jobs[:, 0]).sum())
         run(build_features, self.n_features, rows * self.n_features, self.codes, self.rows,
-            jobs, self.pool, self.n_bins, self.ycode, self.rstat, self.is_clf, self.weighted)
+            jobs, self.pool, self.n_bins, self.ycode, self.rstat, self.is_clf, self.weighted,
+            self.packed, self.rinc)
 
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
@@ -308,7 +348,7 @@ class HistSplitter(HistPool):
             self.weighted,
             self.min_samples_leaf, self.min_weight_leaf, self.mono, nodes.bounds[ids],
             seeds, int(max_features), pool, in_order(seeds, max_features, self), t_proxy, t_nl,
-            t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg)
+            t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg, self.packed, self.rinc)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool, seeds)
         has = np.flatnonzero(feat >= 0)

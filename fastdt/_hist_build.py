@@ -16,7 +16,7 @@ never move: they are read through the row ids.
 import numpy as np
 
 from ._criteria import target_stat
-from ._hist_scan import _GATHER, _accumulate, _gather_codes
+from ._hist_scan import PACK_BITS, _GATHER, _accumulate, _accumulate_packed, _gather_codes
 from ._jit import INLINE, JIT, NOREF
 
 
@@ -192,7 +192,7 @@ def scatter_rows(lo, hi, pieces, dst, side, rows, ycode, rstat, to_rows, to_ycod
 
 
 @NOREF
-def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb):
+def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb, packed, rinc):
     """Take positions ``[a, b)`` out of histogram ``g`` (float64 [B, H]), one row at a
     time: the larger child's histogram from its parent's when the smaller child needs
     none of its own (:func:`plan_builds`). A small child's histogram built from its
@@ -200,15 +200,21 @@ def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb):
     histograms besides the rows (about 40 us a job of 20 features on a boosting fit,
     whatever its rows: the parent's histogram is out of the caches). The codes are
     gathered first, as in :func:`fastdt._hist_scan._accumulate` (``kb`` of the codes'
-    type, at least ``_GATHER`` long)."""
+    type, at least ``_GATHER`` long). ``packed``: a position's weight is read from its
+    increment ``rinc`` (:func:`fastdt._hist_scan._accumulate_packed`)."""
     last = g.shape[1] - 1
+    low = np.int64(PACK_BITS)
+    mask = (np.int64(1) << low) - 1
     for c0 in range(a, b, _GATHER):
         c1 = min(c0 + _GATHER, b)
         _gather_codes(codes_f, rows, c0, c1, kb)
         for p in range(c0, c1):
             q = np.uint64(p)  # unsigned indexing, as in _accumulate
             k = kb[np.uint64(p - c0)]
-            if is_clf:
+            if packed:
+                c = np.int64(ycode[q])
+                g[k, c] -= np.float64((rinc[q, 0] >> (low + low * c)) & mask)
+            elif is_clf:
                 g[k, np.uint32(ycode[q])] -= rstat[q, 0] if weighted else 1.0
             else:
                 g[k, 0] -= rstat[q, 0]
@@ -219,7 +225,8 @@ def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb):
 
 
 @JIT
-def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf, weighted):
+def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf, weighted,
+                   packed, rinc):
     """Build the planned histograms of features ``[lo, hi)``.
 
     Parameters
@@ -234,20 +241,27 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
         ``dst < 0``: the positions' statistics are subtracted from ``pool[sub]`` one
         row at a time (:func:`_subtract_rows`), no histogram of their own.
     pool : float64 [slots, F, B, H]
+    packed, rinc : a packed layout and its increments (:func:`fastdt._hist_scan.scan_nodes`)
     """
     h2 = np.empty(pool.shape[2:])  # _accumulate's scratch
     kb = np.empty(_GATHER, dtype=codes.dtype)
+    pk1 = np.empty(pool.shape[2] if packed else 0, dtype=np.int64)
+    pk2 = np.empty(pool.shape[2] if packed else 0, dtype=np.int64)
     for f in range(lo, hi):
         nb = n_bins[f] + 1  # value bins and the missing bin
         for j in range(jobs.shape[0]):
             if jobs[j, 2] < 0:  # the rows taken out of the parent's histogram at once
                 _subtract_rows(codes[f], rows, ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf,
-                               weighted, pool[jobs[j, 3], f], kb)
+                               weighted, pool[jobs[j, 3], f], kb, packed, rinc)
                 continue
             h = pool[jobs[j, 2], f]
-            h[:nb] = 0.0
-            _accumulate(codes[f], rows, ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf, weighted,
-                        h, h2, nb, kb)
+            if packed:
+                _accumulate_packed(codes[f], rows, rinc, jobs[j, 0], jobs[j, 1], h, pk1, pk2,
+                                   nb, kb)
+            else:
+                h[:nb] = 0.0
+                _accumulate(codes[f], rows, ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf,
+                            weighted, h, h2, nb, kb)
             if jobs[j, 3] >= 0:
                 g = pool[jobs[j, 3], f]
                 for k in range(nb):

@@ -159,6 +159,62 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h,
                 h[k, c] += h2[k, c]
 
 
+#: Bits of each of the three fields of a packed histogram bin (:func:`_accumulate_packed`)
+PACK_BITS = 21
+#: The increments of a layout that is not packed (never read)
+NO_INC = np.zeros((0, 1), dtype=np.int64)
+
+
+@INLINE
+def _unpack(p, h, n_h):
+    """Bins ``0 .. n_h - 1`` of the packed histogram ``p`` (int64) as float rows of ``h``:
+    class 0's weight, class 1's, the rows (:func:`_accumulate_packed`)."""
+    low = np.int64(PACK_BITS)
+    mask = (np.int64(1) << low) - 1
+    for k in range(n_h):
+        v = p[k]
+        h[k, 0] = np.float64((v >> low) & mask)
+        h[k, 1] = np.float64(v >> (2 * low))
+        h[k, 2] = np.float64(v & mask)
+
+
+@NOREF
+def _accumulate_packed(codes_f, rows, rinc, a, b, h, p1, p2, n_h, kb):
+    """:func:`_accumulate` of a packed layout (:meth:`fastdt._hist.HistSplitter._pack`:
+    a binary classification whose weights are whole numbers, a forest's bootstrap
+    counts): the same histogram, written to the first ``n_h`` bins of ``h`` (float64
+    [B, 3]: class 0's weight, class 1's, the rows).
+
+    A bin is summed as one int64, the rows in its low :data:`PACK_BITS` bits, class 0's
+    weight in the next ones, class 1's above; ``rinc[q, 0]`` is position ``q``'s
+    increment (1 + its weight shifted to its class's field), so a row costs one
+    addition to memory where the float bins cost two. No field carries into the next
+    (a tree's rows and weight are below ``2**(PACK_BITS - 1)``), and the float sums it
+    replaces are of whole numbers too (exact): the same histogram, bit for bit. ``p1``,
+    ``p2``: int64 scratch of at least ``n_h``, the positions alternating between them
+    as in :func:`_accumulate`.
+    """
+    for k in range(n_h):
+        p1[k] = 0
+        p2[k] = 0
+    end = b - (b - a) % 2
+    one = np.uint64(1)
+    for c0 in range(a, end, _GATHER):
+        c1 = min(c0 + _GATHER, end)
+        _gather_codes(codes_f, rows, c0, c1, kb)
+        for p in range(c0, c1, 2):
+            q = np.uint64(p)
+            i = np.uint64(p - c0)
+            p1[kb[i]] += rinc[q, 0]
+            p2[kb[i + one]] += rinc[q + one, 0]
+    if end < b:
+        q = np.uint64(end)
+        p1[codes_f[np.uint64(rows[q])]] += rinc[q, 0]
+    for k in range(n_h):
+        p1[k] += p2[k]
+    _unpack(p1, h, n_h)
+
+
 @INLINE
 def _stats_weight(is_clf, s):
     """Weight of the statistics ``s`` (float64 [S])."""
@@ -369,7 +425,7 @@ def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, rows, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, missing, reg_crit, crit, log_crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, in_order, out_proxy, out_nl,
-    out_thr, out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg,
+    out_thr, out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg, packed, rinc,
 ):
     """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
 
@@ -398,6 +454,8 @@ def scan_nodes(
     boosting's ``(lambda, alpha)`` of the squared-error score (``NO_REG``: none).
     ``log_crit``: :func:`fastdt._criteria.log_criterion` of the task and criterion;
     ``reg_crit``: None for a classification, else the criterion (:func:`_scan_bins`).
+    ``packed``: the layout is packed (``rinc``, int64 [n, 1]: each position's increment),
+    and so are the histograms built here (:func:`_accumulate_packed`).
     """
     is_clf = reg_crit is None  # the task, known when compiled (_scan_bins)
     n_features = codes.shape[0]
@@ -424,6 +482,8 @@ def scan_nodes(
     start = np.empty(n_b + 1, dtype=np.int64)
     cb = np.empty(n_b, dtype=codes.dtype)
     kb = np.empty(_GATHER, dtype=codes.dtype)
+    pk1 = np.empty(n_b + 1 if packed else 0, dtype=np.int64)
+    pk2 = np.empty(n_b if packed else 0, dtype=np.int64)
     left = np.empty(n_stats)
     work = np.empty(n_stats)
     miss = np.empty(max(n_stats, 2))
@@ -458,10 +518,13 @@ def scan_nodes(
             elif compact:
                 nb = _compact_histogram(codes[f], rows, ycode, rstat, a, b, is_clf, weighted,
                                         nb, lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins,
-                                        cb)
+                                        cb, packed, rinc, pk1)
                 h = h_c
                 lo_f = lo_c
                 hi_f = hi_c
+            elif packed:
+                h = scratch
+                _accumulate_packed(codes[f], rows, rinc, a, b, h, pk1, pk2, nb + 1, kb)
             else:  # one feature at a time: the scratch stays in L1
                 h = scratch
                 h[: nb + 1] = 0.0
@@ -500,7 +563,7 @@ def scan_nodes(
 
 @NOREF
 def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, lo_f,
-                       hi_f, start, order, h, lo_c, hi_c, bins, cb):
+                       hi_f, start, order, h, lo_c, hi_c, bins, cb, packed, rinc, pk):
     """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
 
     For a node with fewer rows than bins, whose dense histogram would be mostly empty
@@ -511,7 +574,9 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     missing bin (zeros when no row is missing), and returns ``m``: the layout of a
     histogram of ``m`` value bins. ``start`` is int64 scratch of at least ``nb + 1``;
     ``order`` and ``cb`` (of the codes' type) of at least ``b - a``; ``h`` and ``bins``
-    have at least ``b - a + 1`` rows.
+    have at least ``b - a + 1`` rows. ``packed``: the bins are summed as
+    :func:`_accumulate_packed` sums them (``rinc``; ``pk``, int64 scratch of at least
+    ``b - a + 1``), then unpacked.
 
     The codes are gathered once (``cb``, :func:`_gather_codes`; the count's stores in
     the gathers' loop kept fewer of their cache misses in flight: the scans of
@@ -538,11 +603,23 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
         start[c] += 1
     width = h.shape[1]
     last = width - 1
+    m = -1
+    prev = np.int64(-1)
+    if packed:
+        for i in range(n + 1):
+            pk[i] = 0
+        for i in range(n):
+            q = order[i]
+            c = np.int64(cb[q])
+            m += c != prev
+            prev = c
+            bins[m] = c
+            pk[m] += rinc[np.uint64(a + q), 0]
+        _unpack(pk, h, m + 2)  # and the row after the last bin: zeros
+        return _compact_ranges(m + 1, nb, bins, lo_f, hi_f, lo_c, hi_c)
     for i in range(n + 1):
         for j in range(width):
             h[i, j] = 0.0
-    m = -1
-    prev = np.int64(-1)
     for i in range(n):
         q = order[i]
         c = np.int64(cb[q])
@@ -559,7 +636,13 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
             _add_sums(rstat, p, h, m)
             if weighted:
                 h[m, last] += 1.0
-    m += 1
+    return _compact_ranges(m + 1, nb, bins, lo_f, hi_f, lo_c, hi_c)
+
+
+@INLINE
+def _compact_ranges(m, nb, bins, lo_f, hi_f, lo_c, hi_c):
+    """The value ranges of the ``m`` bins of a compact histogram (:func:`_compact_histogram`)
+    and its number of value bins (the missing bin, when occupied, is the last)."""
     for j in range(m):
         c = bins[j]
         if c < nb:

@@ -276,6 +276,7 @@ def test_rows_subtracted_from_a_histogram_leave_the_others(task):
     """A build job with ``dst = -1`` takes its positions' rows out of slot ``sub``: the
     result is the histogram of the other positions (integer statistics: bit for bit)."""
     from fastdt._hist_build import build_features
+    from fastdt._hist_scan import NO_INC
 
     rng = np.random.default_rng(3)
     n, n_features, n_bins = 500, 3, np.array([7, 3, 12], dtype=np.int32)
@@ -296,13 +297,86 @@ def test_rows_subtracted_from_a_histogram_leave_the_others(task):
 
     def build(jobs):
         build_features(0, n_features, codes, rows, np.array(jobs, dtype=np.int64), pool,
-                       n_bins, ycode, rstat, is_clf, weighted)
+                       n_bins, ycode, rstat, is_clf, weighted, False, NO_INC)
 
     build([[0, n, 0, -1], [120, n, 1, -1]])  # all positions; the last 380
     build([[0, 120, -1, 0]])  # the first 120 taken out of slot 0
     for f in range(n_features):
         nb = n_bins[f] + 1
         np.testing.assert_array_equal(pool[0, f, :nb], pool[1, f, :nb])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_packed_histograms_are_the_float_ones(seed):
+    """A packed layout (binary classes, whole weights: one int64 a bin, each position's
+    increment in place of its weight) builds the histograms of the float one, bit for
+    bit: jobs of odd and even length, a subtraction of histograms and one of rows, and
+    bins left empty."""
+    from fastdt._hist_build import build_features
+    from fastdt._hist_scan import NO_INC, PACK_BITS
+
+    rng = np.random.default_rng(seed)
+    n, n_features, n_bins = 777, 3, np.array([7, 3, 200], dtype=np.int32)
+    codes = np.stack([rng.integers(0, nb + 1, n) for nb in n_bins]).astype(np.uint8)
+    rows = rng.permutation(n).astype(np.int32)
+    ycode = rng.integers(0, 2, n).astype(np.int32)
+    weights = rng.integers(1, 9, n).astype(float).reshape(-1, 1)
+    rinc = 1 + (weights.astype(np.int64) << (PACK_BITS * (1 + ycode[:, None].astype(np.int64))))
+    jobs = np.array([[0, n, 0, -1], [101, 400, 1, 0], [3, 4, 2, -1], [500, 531, -1, 2]],
+                    dtype=np.int64)
+    pools = []
+    for packed, rstat, inc in ((False, weights, NO_INC), (True, rinc.view(float), rinc)):
+        pool = np.full((3, n_features, 201, 3), np.nan)
+        pool[2] = 0.0  # the rows subtracted from slot 2 (after its one-row build)
+        build_features(0, n_features, codes, rows, jobs, pool, n_bins, ycode, rstat, True,
+                       True, packed, inc)
+        pools.append(pool)
+    for f in range(n_features):
+        nb = n_bins[f] + 1
+        for slot in range(3):
+            np.testing.assert_array_equal(pools[1][slot, f, :nb], pools[0][slot, f, :nb])
+        assert np.isnan(pools[1][0, f, nb:]).all()  # the bins past the feature's own
+
+
+def test_packed_histograms_grow_the_same_forests(monkeypatch):
+    """Hist forests of binary targets (bootstrap counts: whole weights) pack their
+    layouts; with packing switched off, the same forests bit for bit (missing values,
+    sampled features, one thread and two). Weights that are not whole and three classes
+    do not pack."""
+    import fastdt._hist
+    from fastdt._hist_scan import NO_INC
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3000, 6)).astype(np.float32)
+    X[::13, 2] = np.nan
+    y = (X[:, 0] + 0.5 * rng.standard_normal(3000) > 0).astype(int)
+    used = []
+    pack = fastdt._hist.HistSplitter._pack
+
+    def spy(self):
+        out = pack(self)
+        used.append(out[0])
+        return out
+
+    def forests():
+        return [fastdt.fit_forest(X, y, n_estimators=5, splitter="hist", random_state=1,
+                                  **kw) for kw in ({}, {"max_features": 0.5, "n_jobs": 1})]
+
+    monkeypatch.setattr(fastdt._hist.HistSplitter, "_pack", spy)
+    packed = forests()
+    assert used and all(used)
+    monkeypatch.setattr(fastdt._hist.HistSplitter, "_pack", lambda self: (False, NO_INC))
+    plain = forests()
+    for a, b in zip(packed, plain):
+        for name in ("feature", "threshold", "left", "right", "value", "impurity",
+                     "n_node_samples", "weighted_n_node_samples"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    monkeypatch.setattr(fastdt._hist.HistSplitter, "_pack", spy)
+    used.clear()
+    fastdt.fit_forest(X, y, n_estimators=2, splitter="hist", class_weight={0: 1.0, 1: 2.5},
+                      random_state=1)
+    fastdt.fit_forest(X, y + (X[:, 1] > 1), n_estimators=2, splitter="hist", random_state=1)
+    assert used and not any(used)
 
 
 # --------------------------------------------------------------------- best-first batches
@@ -392,7 +466,7 @@ def test_feature_sampling_nodes_keep_histograms_from_more_rows_same_forest(keep,
 def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
     """A small node's compact histogram: its occupied value bins in code order, each the
     sums of its rows added in position order (bit for bit), then the missing bin."""
-    from fastdt._hist_scan import _compact_histogram
+    from fastdt._hist_scan import NO_INC, _compact_histogram
 
     rng = np.random.default_rng(seed)
     nb, n_all = 40, 500
@@ -417,7 +491,7 @@ def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
         lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
         m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb,
                                lo_f, hi_f, start, order, h, lo_c, hi_c, bins,
-                               np.empty(n_b, np.uint8))
+                               np.empty(n_b, np.uint8), False, NO_INC, NO_INC[:, 0])
         dense = np.zeros((nb + 1, width))  # rows added one by one, in position order
         for p in range(a, b):
             k = codes_f[rows[p]]
@@ -434,6 +508,37 @@ def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
         np.testing.assert_array_equal(h[m], dense[nb])  # the missing bin (or zeros)
         np.testing.assert_array_equal(lo_c[:m], lo_f[occupied])
         np.testing.assert_array_equal(hi_c[:m], hi_f[occupied])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_packed_compact_histogram_is_the_float_one(seed):
+    """A packed layout's compact histogram (binary classes, whole weights, each
+    position's increment in place of its weight) is the float one, bit for bit."""
+    from fastdt._hist_scan import NO_INC, PACK_BITS, _compact_histogram
+
+    rng = np.random.default_rng(seed)
+    nb, n_all = 40, 500
+    codes_f = rng.integers(0, nb + 1, n_all).astype(np.uint8)  # code nb: missing
+    rows = rng.permutation(n_all).astype(np.int32)
+    ycode = rng.integers(0, 2, n_all).astype(np.int32)
+    weights = rng.integers(1, 6, n_all).astype(float).reshape(-1, 1)
+    rinc = 1 + (weights.astype(np.int64) << (PACK_BITS * (1 + ycode[:, None].astype(np.int64))))
+    lo_f, hi_f = np.arange(nb) - 0.25, np.arange(nb) + 0.25
+    for a, b in ((0, 1), (7, 30), (100, 100 + nb + 1), (200, 241)):
+        n_b = nb + 1
+        out = []
+        for packed, rstat, inc in ((False, weights, NO_INC), (True, rinc.view(float), rinc)):
+            start, order = np.empty(n_b + 1, np.int64), np.empty(n_b, np.int64)
+            h = np.full((n_b + 1, 3), np.nan)
+            lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
+            m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, True, True, nb, lo_f,
+                                   hi_f, start, order, h, lo_c, hi_c, bins,
+                                   np.empty(n_b, np.uint8), packed, inc,
+                                   np.empty(n_b + 1, np.int64))
+            out.append((m, h[: m + 1], bins[:m], lo_c[:m], hi_c[:m]))
+        assert out[0][0] == out[1][0]
+        for x, y in zip(out[0][1:], out[1][1:]):
+            np.testing.assert_array_equal(x, y)
 
 
 @pytest.mark.parametrize("seed", range(6))

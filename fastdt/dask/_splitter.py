@@ -69,6 +69,7 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     driver's tables ``(feature, left, right, cbin, mgl, cat, n_bins, n_categories)``."""
     from .._hist import row_dtype
     from .._hist_build import build_features
+    from .._hist_scan import NO_INC
 
     codes, ycode, rstat = part["codes"], part["ycode"], part["rstat"]
     feature, n_bins = tree[0], tree[6]
@@ -89,7 +90,7 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     pos_code = ycode[rows] if is_clf else ycode
     run(build_features, codes.shape[0], rows.shape[0] * codes.shape[0], codes, rows, jobs,
         pool, n_bins.astype(np.int32), pos_code, np.ascontiguousarray(rstat[rows]), is_clf,
-        weighted)
+        weighted, False, NO_INC)
     return pool
 
 
