@@ -603,14 +603,14 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
         start[c] += 1
     width = h.shape[1]
     last = width - 1
-    m = -1
-    prev = np.int64(-1)
     for i in range(n + 1):
         if packed:
             pk[i] = 0
         else:
             for j in range(width):
                 h[i, j] = 0.0
+    m = -1
+    prev = np.int64(-1)
     for i in range(n):
         q = order[i]
         c = np.int64(cb[q])
@@ -629,15 +629,9 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
             _add_sums(rstat, p, h, m)
             if weighted:
                 h[m, last] += 1.0
+    m += 1
     if packed:
-        _unpack(pk, h, m + 2)  # and the row after the last bin: zeros
-    return _compact_ranges(m + 1, nb, bins, lo_f, hi_f, lo_c, hi_c)
-
-
-@INLINE
-def _compact_ranges(m, nb, bins, lo_f, hi_f, lo_c, hi_c):
-    """The value ranges of the ``m`` bins of a compact histogram (:func:`_compact_histogram`)
-    and its number of value bins (the missing bin, when occupied, is the last)."""
+        _unpack(pk, h, m + 1)  # and the row after the last bin: zeros
     for j in range(m):
         c = bins[j]
         if c < nb:
