@@ -233,7 +233,7 @@ class CodedSplitter(HistPool):
         if self.jobs.shape[0]:
             n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
             run(build_features, n_c, n_rows * n_c, self.codes, rows, self.jobs, self.pool,
-                self.n_bins, self.ycode, self.rstat, True, False, False, NO_INC)
+                self.n_bins, self.ycode, self.rstat, True, False, NO_INC)
         slots = self.slot[ids]
         n_rows = scan[:, 1] - scan[:, 0]
         c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl, c_l, c_r = (
@@ -252,7 +252,7 @@ class CodedSplitter(HistPool):
             self.min_weight_leaf, None, nodes.bounds[ids], self.no_seeds, int(max_features),
             self.fpool, bool(max_features >= self.n_features), c_proxy, c_nl, c_thr, c_nc,
             c_bin, c_mgl,
-            np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r, NO_REG, False, NO_INC)
+            np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r, NO_REG, NO_INC)
         w_proxy, w_nl, _, w_nc = wide_tables[:4]
         tables = []
         for wide_t, coded_t in ((w_proxy, c_proxy), (w_nl, c_nl), (w_nc, c_nc)):

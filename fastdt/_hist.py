@@ -268,15 +268,15 @@ class HistSplitter(HistPool):
         self.mono = mono
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
-        self.packed, self.rinc = self._pack()
+        self.rinc = self._pack()
         self.scratch = None  # (rows, ycode, rstat) for large nodes' partitions, made on use
         # a histogram has one bin more than the most value bins: the missing bin
         self._init_pool(n_features, bin_lo.shape[1] + 1,
                         n_stats + (1 if self.weighted else 0), n, pool)
 
     def _pack(self):
-        """``(packed, rinc)``: whether the histograms are summed one int64 a bin
-        (:func:`fastdt._hist_scan._accumulate_packed`), and each position's increment.
+        """``rinc``: each position's increment when the histograms are summed one int64
+        a bin (:func:`fastdt._hist_scan._accumulate_packed`), else ``NO_INC`` (no rows).
 
         They are for a binary classification whose weights are whole numbers (a
         forest's bootstrap counts) and whose every tree has fewer rows and less weight
@@ -287,7 +287,7 @@ class HistSplitter(HistPool):
         there reads its increment instead, so that no array joins the layout.
         """
         if not (self.is_clf and self.weighted and self.n_stats == 2 and self.rstat.shape[0]):
-            return False, NO_INC
+            return NO_INC
         w = self.rstat[:, 0]
         starts = ([0, w.shape[0]] if self.tree_starts is None
                   else self.tree_starts.tolist())
@@ -295,7 +295,7 @@ class HistSplitter(HistPool):
         if (max(b - a for a, b in zip(starts[:-1], starts[1:])) >= limit
                 or not np.all(w == np.floor(w))
                 or np.add.reduceat(w, starts[:-1]).max() >= limit):
-            return False, NO_INC
+            return NO_INC
         rinc = self.rstat.view(np.int64)
         for a in range(0, w.shape[0], _PACK_CHUNK):  # small temporaries, reused
             b = min(a + _PACK_CHUNK, w.shape[0])
@@ -303,7 +303,7 @@ class HistSplitter(HistPool):
             shift += 1
             shift *= PACK_BITS
             rinc[a:b, 0] = np.left_shift(w[a:b].astype(np.int64), shift) + 1
-        return True, rinc
+        return rinc
 
     def root(self):
         """Statistics of all rows (summed in row order)."""
@@ -319,7 +319,7 @@ class HistSplitter(HistPool):
         rows = int((jobs[:, 1] - jobs[:, 0]).sum())
         run(build_features, self.n_features, rows * self.n_features, self.codes, self.rows,
             jobs, self.pool, self.n_bins, self.ycode, self.rstat, self.is_clf, self.weighted,
-            self.packed, self.rinc)
+            self.rinc)
 
     def find(self, ids, nodes, rng, max_features):
         """The best split of each open node ``ids`` (a :class:`fastdt._grow.Splits`)."""
@@ -348,7 +348,7 @@ class HistSplitter(HistPool):
             self.weighted,
             self.min_samples_leaf, self.min_weight_leaf, self.mono, nodes.bounds[ids],
             seeds, int(max_features), pool, in_order(seeds, max_features, self), t_proxy, t_nl,
-            t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg, self.packed, self.rinc)
+            t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r, self.reg, self.rinc)
         sp = Splits(k, n_stats, self.n_words, 0)
         feat = choose(t_proxy, t_nl, t_nc, max_features, rng, ids, self.feature_pool, seeds)
         has = np.flatnonzero(feat >= 0)

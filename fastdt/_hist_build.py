@@ -192,7 +192,7 @@ def scatter_rows(lo, hi, pieces, dst, side, rows, ycode, rstat, to_rows, to_ycod
 
 
 @NOREF
-def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb, packed, rinc):
+def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb, rinc):
     """Take positions ``[a, b)`` out of histogram ``g`` (float64 [B, H]), one row at a
     time: the larger child's histogram from its parent's when the smaller child needs
     none of its own (:func:`plan_builds`). A small child's histogram built from its
@@ -200,9 +200,10 @@ def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb, p
     histograms besides the rows (about 40 us a job of 20 features on a boosting fit,
     whatever its rows: the parent's histogram is out of the caches). The codes are
     gathered first, as in :func:`fastdt._hist_scan._accumulate` (``kb`` of the codes'
-    type, at least ``_GATHER`` long). ``packed``: a position's weight is read from its
-    increment ``rinc`` (:func:`fastdt._hist_scan._accumulate_packed`)."""
+    type, at least ``_GATHER`` long). A packed layout (``rinc`` has rows): a position's
+    weight is read from its increment (:func:`fastdt._hist_scan._accumulate_packed`)."""
     last = g.shape[1] - 1
+    packed = rinc.shape[0] > 0
     low = np.int64(PACK_BITS)
     mask = (np.int64(1) << low) - 1
     for c0 in range(a, b, _GATHER):
@@ -226,7 +227,7 @@ def _subtract_rows(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, g, kb, p
 
 @JIT
 def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf, weighted,
-                   packed, rinc):
+                   rinc):
     """Build the planned histograms of features ``[lo, hi)``.
 
     Parameters
@@ -241,10 +242,11 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
         ``dst < 0``: the positions' statistics are subtracted from ``pool[sub]`` one
         row at a time (:func:`_subtract_rows`), no histogram of their own.
     pool : float64 [slots, F, B, H]
-    packed, rinc : a packed layout and its increments (:func:`fastdt._hist_scan.scan_nodes`)
+    rinc : a packed layout's increments, or none (:func:`fastdt._hist_scan.scan_nodes`)
     """
     h2 = np.empty(pool.shape[2:])  # _accumulate's scratch
     kb = np.empty(_GATHER, dtype=codes.dtype)
+    packed = rinc.shape[0] > 0
     pk1 = np.empty(pool.shape[2] if packed else 0, dtype=np.int64)
     pk2 = np.empty(pool.shape[2] if packed else 0, dtype=np.int64)
     for f in range(lo, hi):
@@ -252,7 +254,7 @@ def build_features(lo, hi, codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf
         for j in range(jobs.shape[0]):
             if jobs[j, 2] < 0:  # the rows taken out of the parent's histogram at once
                 _subtract_rows(codes[f], rows, ycode, rstat, jobs[j, 0], jobs[j, 1], is_clf,
-                               weighted, pool[jobs[j, 3], f], kb, packed, rinc)
+                               weighted, pool[jobs[j, 3], f], kb, rinc)
                 continue
             h = pool[jobs[j, 2], f]
             if packed:

@@ -161,7 +161,7 @@ def _accumulate(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, h, h2, n_h,
 
 #: Bits of each of the three fields of a packed histogram bin (:func:`_accumulate_packed`)
 PACK_BITS = 21
-#: The increments of a layout that is not packed (never read)
+#: The increments of a layout that is not packed (no rows: the kernels test for them)
 NO_INC = np.zeros((0, 1), dtype=np.int64)
 
 
@@ -425,7 +425,7 @@ def scan_nodes(
     lo, hi, pool, slots, scan, scan_stats, scan_w, scan_imp, codes, rows, ycode, rstat, n_bins,
     bin_lo, bin_hi, cats, missing, reg_crit, crit, log_crit, weighted, min_samples_leaf,
     min_weight_leaf, mono, bounds, seeds, max_features, fpool, in_order, out_proxy, out_nl,
-    out_thr, out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg, packed, rinc,
+    out_thr, out_nc, out_bin, out_mgl, out_cat, out_l, out_r, reg, rinc,
 ):
     """Score every (open node, feature) of the nodes ``[lo, hi)`` from their histograms.
 
@@ -454,8 +454,9 @@ def scan_nodes(
     boosting's ``(lambda, alpha)`` of the squared-error score (``NO_REG``: none).
     ``log_crit``: :func:`fastdt._criteria.log_criterion` of the task and criterion;
     ``reg_crit``: None for a classification, else the criterion (:func:`_scan_bins`).
-    ``packed``: the layout is packed (``rinc``, int64 [n, 1]: each position's increment),
-    and so are the histograms built here (:func:`_accumulate_packed`).
+    ``rinc``: a packed layout's increments (int64 [n, 1], one a position; no rows: the
+    layout is not packed), and the histograms built here are then packed too
+    (:func:`_accumulate_packed`).
     """
     is_clf = reg_crit is None  # the task, known when compiled (_scan_bins)
     n_features = codes.shape[0]
@@ -482,6 +483,7 @@ def scan_nodes(
     start = np.empty(n_b + 1, dtype=np.int64)
     cb = np.empty(n_b, dtype=codes.dtype)
     kb = np.empty(_GATHER, dtype=codes.dtype)
+    packed = rinc.shape[0] > 0
     pk1 = np.empty(n_b + 1 if packed else 0, dtype=np.int64)
     pk2 = np.empty(n_b if packed else 0, dtype=np.int64)
     left = np.empty(n_stats)
@@ -518,7 +520,7 @@ def scan_nodes(
             elif compact:
                 nb = _compact_histogram(codes[f], rows, ycode, rstat, a, b, is_clf, weighted,
                                         nb, lo_f, hi_f, start, order, h_c, lo_c, hi_c, bins,
-                                        cb, packed, rinc, pk1)
+                                        cb, rinc, pk1)
                 h = h_c
                 lo_f = lo_c
                 hi_f = hi_c
@@ -563,7 +565,7 @@ def scan_nodes(
 
 @NOREF
 def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, lo_f,
-                       hi_f, start, order, h, lo_c, hi_c, bins, cb, packed, rinc, pk):
+                       hi_f, start, order, h, lo_c, hi_c, bins, cb, rinc, pk):
     """Histogram of positions ``[a, b)`` over the bins they occupy only, in bin order.
 
     For a node with fewer rows than bins, whose dense histogram would be mostly empty
@@ -574,8 +576,8 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
     missing bin (zeros when no row is missing), and returns ``m``: the layout of a
     histogram of ``m`` value bins. ``start`` is int64 scratch of at least ``nb + 1``;
     ``order`` and ``cb`` (of the codes' type) of at least ``b - a``; ``h`` and ``bins``
-    have at least ``b - a + 1`` rows. ``packed``: the bins are summed as
-    :func:`_accumulate_packed` sums them (``rinc``; ``pk``, int64 scratch of at least
+    have at least ``b - a + 1`` rows. A packed layout (``rinc`` has rows): the bins are
+    summed as :func:`_accumulate_packed` sums them (``pk``, int64 scratch of at least
     ``b - a + 1``), then unpacked.
 
     The codes are gathered once (``cb``, :func:`_gather_codes`; the count's stores in
@@ -603,6 +605,7 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
         start[c] += 1
     width = h.shape[1]
     last = width - 1
+    packed = rinc.shape[0] > 0
     for i in range(n + 1):
         if packed:
             pk[i] = 0

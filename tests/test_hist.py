@@ -297,13 +297,21 @@ def test_rows_subtracted_from_a_histogram_leave_the_others(task):
 
     def build(jobs):
         build_features(0, n_features, codes, rows, np.array(jobs, dtype=np.int64), pool,
-                       n_bins, ycode, rstat, is_clf, weighted, False, NO_INC)
+                       n_bins, ycode, rstat, is_clf, weighted, NO_INC)
 
     build([[0, n, 0, -1], [120, n, 1, -1]])  # all positions; the last 380
     build([[0, 120, -1, 0]])  # the first 120 taken out of slot 0
     for f in range(n_features):
         nb = n_bins[f] + 1
         np.testing.assert_array_equal(pool[0, f, :nb], pool[1, f, :nb])
+
+
+def _increments(weights, ycode):
+    """A packed layout's increments (fastdt._hist.HistSplitter._pack) of whole weights
+    [n, 1] and binary class codes."""
+    from fastdt._hist_scan import PACK_BITS
+
+    return 1 + (weights.astype(np.int64) << (PACK_BITS * (1 + ycode[:, None].astype(np.int64))))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -313,7 +321,7 @@ def test_packed_histograms_are_the_float_ones(seed):
     bit: jobs of odd and even length, a subtraction of histograms and one of rows, and
     bins left empty."""
     from fastdt._hist_build import build_features
-    from fastdt._hist_scan import NO_INC, PACK_BITS
+    from fastdt._hist_scan import NO_INC
 
     rng = np.random.default_rng(seed)
     n, n_features, n_bins = 777, 3, np.array([7, 3, 200], dtype=np.int32)
@@ -321,15 +329,15 @@ def test_packed_histograms_are_the_float_ones(seed):
     rows = rng.permutation(n).astype(np.int32)
     ycode = rng.integers(0, 2, n).astype(np.int32)
     weights = rng.integers(1, 9, n).astype(float).reshape(-1, 1)
-    rinc = 1 + (weights.astype(np.int64) << (PACK_BITS * (1 + ycode[:, None].astype(np.int64))))
+    rinc = _increments(weights, ycode)
     jobs = np.array([[0, n, 0, -1], [101, 400, 1, 0], [3, 4, 2, -1], [500, 531, -1, 2]],
                     dtype=np.int64)
     pools = []
-    for packed, rstat, inc in ((False, weights, NO_INC), (True, rinc.view(float), rinc)):
+    for rstat, inc in ((weights, NO_INC), (rinc.view(float), rinc)):
         pool = np.full((3, n_features, 201, 3), np.nan)
         pool[2] = 0.0  # the rows subtracted from slot 2 (after its one-row build)
         build_features(0, n_features, codes, rows, jobs, pool, n_bins, ycode, rstat, True,
-                       True, packed, inc)
+                       True, inc)
         pools.append(pool)
     for f in range(n_features):
         nb = n_bins[f] + 1
@@ -355,7 +363,7 @@ def test_packed_histograms_grow_the_same_forests(monkeypatch):
 
     def spy(self):
         out = pack(self)
-        used.append(out[0])
+        used.append(out.shape[0] > 0)
         return out
 
     def forests():
@@ -365,7 +373,7 @@ def test_packed_histograms_grow_the_same_forests(monkeypatch):
     monkeypatch.setattr(fastdt._hist.HistSplitter, "_pack", spy)
     packed = forests()
     assert used and all(used)
-    monkeypatch.setattr(fastdt._hist.HistSplitter, "_pack", lambda self: (False, NO_INC))
+    monkeypatch.setattr(fastdt._hist.HistSplitter, "_pack", lambda self: NO_INC)
     plain = forests()
     for a, b in zip(packed, plain):
         for name in ("feature", "threshold", "left", "right", "value", "impurity",
@@ -491,7 +499,7 @@ def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
         lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
         m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb,
                                lo_f, hi_f, start, order, h, lo_c, hi_c, bins,
-                               np.empty(n_b, np.uint8), False, NO_INC, NO_INC[:, 0])
+                               np.empty(n_b, np.uint8), NO_INC, NO_INC[:, 0])
         dense = np.zeros((nb + 1, width))  # rows added one by one, in position order
         for p in range(a, b):
             k = codes_f[rows[p]]
@@ -514,7 +522,7 @@ def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
 def test_packed_compact_histogram_is_the_float_one(seed):
     """A packed layout's compact histogram (binary classes, whole weights, each
     position's increment in place of its weight) is the float one, bit for bit."""
-    from fastdt._hist_scan import NO_INC, PACK_BITS, _compact_histogram
+    from fastdt._hist_scan import NO_INC, _compact_histogram
 
     rng = np.random.default_rng(seed)
     nb, n_all = 40, 500
@@ -522,18 +530,18 @@ def test_packed_compact_histogram_is_the_float_one(seed):
     rows = rng.permutation(n_all).astype(np.int32)
     ycode = rng.integers(0, 2, n_all).astype(np.int32)
     weights = rng.integers(1, 6, n_all).astype(float).reshape(-1, 1)
-    rinc = 1 + (weights.astype(np.int64) << (PACK_BITS * (1 + ycode[:, None].astype(np.int64))))
+    rinc = _increments(weights, ycode)
     lo_f, hi_f = np.arange(nb) - 0.25, np.arange(nb) + 0.25
     for a, b in ((0, 1), (7, 30), (100, 100 + nb + 1), (200, 241)):
         n_b = nb + 1
         out = []
-        for packed, rstat, inc in ((False, weights, NO_INC), (True, rinc.view(float), rinc)):
+        for rstat, inc in ((weights, NO_INC), (rinc.view(float), rinc)):
             start, order = np.empty(n_b + 1, np.int64), np.empty(n_b, np.int64)
             h = np.full((n_b + 1, 3), np.nan)
             lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
             m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, True, True, nb, lo_f,
                                    hi_f, start, order, h, lo_c, hi_c, bins,
-                                   np.empty(n_b, np.uint8), packed, inc,
+                                   np.empty(n_b, np.uint8), inc,
                                    np.empty(n_b + 1, np.int64))
             out.append((m, h[: m + 1], bins[:m], lo_c[:m], hi_c[:m]))
         assert out[0][0] == out[1][0]

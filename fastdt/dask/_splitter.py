@@ -90,7 +90,7 @@ def histograms(part, tree, targets, shape, is_clf, weighted):
     pos_code = ycode[rows] if is_clf else ycode
     run(build_features, codes.shape[0], rows.shape[0] * codes.shape[0], codes, rows, jobs,
         pool, n_bins.astype(np.int32), pos_code, np.ascontiguousarray(rstat[rows]), is_clf,
-        weighted, False, NO_INC)
+        weighted, NO_INC)
     return pool
 
 
