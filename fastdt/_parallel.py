@@ -125,18 +125,23 @@ def run(kernel, n, work, *args):
     _share(lambda t: kernel(t[0], t[1], *args), _tasks(n, k), k)
 
 
-def run_rows(kernel, n, work, *args):
+def run_rows(kernel, n, work, *args, per_thread=None):
     """``kernel(*fixed, *row_blocks)`` for the row arrays in ``args[1:]`` (each cut along
     its first axis into the same blocks; C-contiguous row blocks keep the kernel's one
     signature), on up to :func:`n_threads` threads; ``args[0]`` is the tuple of the
     other arguments, which go first: ``run_rows(kernel, n, work, (t,), X, out)`` calls
     ``kernel(t, X[lo:hi], out[lo:hi])``. Returns the list of the blocks' results.
+
+    ``per_thread``: cut the rows into that many equal blocks a thread instead of the
+    guided blocks of :func:`_tasks` (about six a thread), for kernels whose every block
+    reads a large fixed set of data (a forest's nodes: every block walks every tree).
     """
     fixed, rows = args[0], args[1:]
     k = min(n_threads(work), n)
     if k <= 1:
         return [kernel(*fixed, *rows)]
-    return _share(lambda t: kernel(*fixed, *[a[t[0]:t[1]] for a in rows]), _tasks(n, k), k)
+    tasks = _tasks(n, k) if per_thread is None else blocks(n, k * per_thread)
+    return _share(lambda t: kernel(*fixed, *[a[t[0]:t[1]] for a in rows]), tasks, k)
 
 
 def run_tasks(call, tasks, work):

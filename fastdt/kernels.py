@@ -224,6 +224,8 @@ def decision_path_batch(t, X, indptr, indices):
 # are packed into one int64 (one load per step), and the thresholds are given in X's
 # dtype so that no value is converted in the loop (see ``step_arrays``).
 
+_U, _I = np.uint64, np.int64  # node ids in the loops, and as they are returned
+
 
 def step_arrays(t, dtype):
     """``(packed, thresholds)`` for :func:`apply_numeric_batch` from TreeArrays ``t``.
@@ -253,34 +255,37 @@ def descend8(packed, thresholds, root, n_steps, X, s):
 
     Each row is in its own variable (a register), so the eight chains of dependent
     loads overlap. (Stopping once all eight stand on leaves measured no faster: the
-    test costs what the saved steps gain.)
+    test costs what the saved steps gain.) The node ids are unsigned inside the loop, so
+    that numba indexes without the test for negative indices (two instructions of about
+    ten a row and step; the ids come back as int64).
     """
     r0, r1, r2, r3 = X[s], X[s + 1], X[s + 2], X[s + 3]
     r4, r5, r6, r7 = X[s + 4], X[s + 5], X[s + 6], X[s + 7]
-    k0 = k1 = k2 = k3 = k4 = k5 = k6 = k7 = root
-    m = 0xFFFFFFFF
+    k0 = k1 = k2 = k3 = k4 = k5 = k6 = k7 = _U(root)
+    m, sh = _U(0xFFFFFFFF), _U(32)
     for _ in range(n_steps):  # one level: node = left + (x[feature] > threshold)
-        p0, p1, p2, p3 = packed[k0], packed[k1], packed[k2], packed[k3]
-        p4, p5, p6, p7 = packed[k4], packed[k5], packed[k6], packed[k7]
-        k0 = (p0 >> 32) + (r0[p0 & m] > thresholds[k0])
-        k1 = (p1 >> 32) + (r1[p1 & m] > thresholds[k1])
-        k2 = (p2 >> 32) + (r2[p2 & m] > thresholds[k2])
-        k3 = (p3 >> 32) + (r3[p3 & m] > thresholds[k3])
-        k4 = (p4 >> 32) + (r4[p4 & m] > thresholds[k4])
-        k5 = (p5 >> 32) + (r5[p5 & m] > thresholds[k5])
-        k6 = (p6 >> 32) + (r6[p6 & m] > thresholds[k6])
-        k7 = (p7 >> 32) + (r7[p7 & m] > thresholds[k7])
-    return k0, k1, k2, k3, k4, k5, k6, k7
+        p0, p1, p2, p3 = _U(packed[k0]), _U(packed[k1]), _U(packed[k2]), _U(packed[k3])
+        p4, p5, p6, p7 = _U(packed[k4]), _U(packed[k5]), _U(packed[k6]), _U(packed[k7])
+        k0 = (p0 >> sh) + _U(r0[p0 & m] > thresholds[k0])
+        k1 = (p1 >> sh) + _U(r1[p1 & m] > thresholds[k1])
+        k2 = (p2 >> sh) + _U(r2[p2 & m] > thresholds[k2])
+        k3 = (p3 >> sh) + _U(r3[p3 & m] > thresholds[k3])
+        k4 = (p4 >> sh) + _U(r4[p4 & m] > thresholds[k4])
+        k5 = (p5 >> sh) + _U(r5[p5 & m] > thresholds[k5])
+        k6 = (p6 >> sh) + _U(r6[p6 & m] > thresholds[k6])
+        k7 = (p7 >> sh) + _U(r7[p7 & m] > thresholds[k7])
+    return (_I(k0), _I(k1), _I(k2), _I(k3), _I(k4), _I(k5), _I(k6), _I(k7))
 
 
 @INLINE
 def descend1(packed, thresholds, root, n_steps, x):
     """Node reached from ``root`` by row ``x`` after ``n_steps`` steps."""
-    k = root
+    k = _U(root)
+    m, sh = _U(0xFFFFFFFF), _U(32)
     for _ in range(n_steps):
-        pk = packed[k]
-        k = (pk >> 32) + (x[pk & 0xFFFFFFFF] > thresholds[k])
-    return k
+        pk = _U(packed[k])
+        k = (pk >> sh) + _U(x[pk & m] > thresholds[k])
+    return _I(k)
 
 
 @JIT

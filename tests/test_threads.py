@@ -50,6 +50,24 @@ def test_a_call_wakes_the_threads_its_work_pays_for(monkeypatch, threads):
     assert _parallel.n_threads(threads) == threads
 
 
+@pytest.mark.parametrize("per_thread", [None, 1, 2])
+def test_row_blocks_tile_the_rows(monkeypatch, per_thread):
+    # guided blocks by default; per_thread: that many equal blocks a thread
+    monkeypatch.setattr(_parallel.numba, "get_num_threads", lambda: 2)
+    seen = []
+    X = np.arange(1003.0)[:, None]
+    out = _parallel.run_rows(lambda X_b: seen.append((X_b[0, 0], X_b.shape[0])) or X_b.shape[0],
+                             X.shape[0], 10**9, (), X, per_thread=per_thread)
+    assert sum(out) == 1003
+    starts = sorted(seen)
+    assert starts[0][0] == 0 and all(a + n == b for (a, n), (b, _) in zip(starts, starts[1:]))
+    if per_thread is None:
+        assert len(seen) > 4
+    else:
+        sizes = [n for _, n in seen]
+        assert len(sizes) == 2 * per_thread and max(sizes) - min(sizes) <= 1
+
+
 def _random_level(rng, n, m):
     """A level of the exact splitter: ``m`` split nodes' ranges tiling part of [0, n)
     (with leaves between them), and the open children inside them."""
@@ -215,3 +233,19 @@ def test_multiway_trees_are_the_same_on_every_thread_count(threaded, on_each_thr
     one, many = on_each_thread_count(lambda: fastdt.fit(X, y, **kw, **params))
     assert one.node_count > 20 and one.is_multiway.any()
     assert many == one
+
+
+@pytest.mark.parametrize("params", [{}, {"categorical_features": [5]}, {"missing": "learn"}])
+def test_forest_predictions_are_the_same_on_every_thread_count(threaded, on_each_thread_count,
+                                                               params):
+    # the rows are cut in blocks that each walk every tree (numeric-only forests and rows
+    # without NaN: the branch-free kernels; the others: the general ones)
+    X, y, _ = _data(n=2003)
+    if "missing" in params:
+        X[::9, 0] = np.nan
+    forest = fastdt.fit_forest(X, y, n_estimators=5, random_state=0, **params)
+    one, many = on_each_thread_count(lambda: (fastdt.predict_proba(forest, X),
+                                              fastdt.apply(forest, X)))
+    for a, b in zip(one, many):
+        np.testing.assert_array_equal(a, b)
+    assert one[1].shape == (2003, 5)

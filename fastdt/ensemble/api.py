@@ -405,6 +405,12 @@ def _progress(done, total, elapsed):
     sys.stderr.flush()
 
 
+#: Row blocks a thread of a forest's prediction (``_parallel.run_rows``): every block walks
+#: every tree, reading all the forest's nodes (more than the caches hold), so a few large
+#: blocks (100 trees, 50,000 rows, 2 threads: 0.22 s against 0.29 s in guided blocks).
+ROW_BLOCKS = 2
+
+
 def _blocks(forest, X, estimator_name=None):
     """``(rows in all, row slice, checked rows, has NaN)`` blocks of ``X`` for the
     forest's trees (a sparse X: dense blocks of rows, never the whole matrix; a dense
@@ -458,10 +464,10 @@ def tree_mean(forest, X, estimator_name=None):
         elif not has_nan and forest.numeric_only:
             steps = forest.step_arrays(Xa.dtype)
             run_rows(kernels.forest_value_numeric_batch, Xa.shape[0], work,
-                     (*steps, forest.value), Xa, part)
+                     (*steps, forest.value), Xa, part, per_thread=ROW_BLOCKS)
         else:
             run_rows(kernels.forest_value_batch, Xa.shape[0], work,
-                     (forest.arrays, forest.offsets), Xa, part)
+                     (forest.arrays, forest.offsets), Xa, part, per_thread=ROW_BLOCKS)
     return out
 
 
@@ -591,8 +597,9 @@ def apply(forest, X, estimator_name=None):
         work = Xa.shape[0] * forest.n_trees * 8
         if not has_nan and forest.numeric_only:
             steps = forest.step_arrays(Xa.dtype)
-            run_rows(kernels.forest_apply_numeric_batch, Xa.shape[0], work, steps, Xa, part)
+            run_rows(kernels.forest_apply_numeric_batch, Xa.shape[0], work, steps, Xa, part,
+                     per_thread=ROW_BLOCKS)
         else:
             run_rows(kernels.forest_apply_batch, Xa.shape[0], work,
-                     (forest.arrays, forest.offsets), Xa, part)
+                     (forest.arrays, forest.offsets), Xa, part, per_thread=ROW_BLOCKS)
     return out

@@ -186,12 +186,15 @@ def _step_arrays(left, feature, threshold, depth, n_node_samples, node_offsets, 
 
 @INLINE
 def _finish(packed, thresholds, k, x):
-    """The leaf row ``x`` reaches from node ``k`` (a leaf steps to itself)."""
+    """The leaf row ``x`` reaches from node ``k`` (a leaf steps to itself; unsigned ids
+    in the loop, as in :func:`fastdt.kernels.descend8`)."""
+    k = np.uint64(k)
+    m, sh = np.uint64(0xFFFFFFFF), np.uint64(32)
     while True:
-        pk = packed[k]
-        step = (pk >> 32) + (x[pk & 0xFFFFFFFF] > thresholds[k])
+        pk = np.uint64(packed[k])
+        step = (pk >> sh) + np.uint64(x[pk & m] > thresholds[k])
         if step == k:
-            return k
+            return np.int64(k)
         k = step
 
 
