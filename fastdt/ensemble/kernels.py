@@ -136,37 +136,41 @@ def forest_step_arrays(forest, dtype, share=0.9):
     rows take together in each tree: the depth by which ``share`` of its training
     samples stand on a leaf (the rest finish one by one; a forest's deep trees reach
     twice that depth only on a few rows)."""
+    from .._parallel import run
+
     roots = forest.offsets[0, :-1].copy()
     packed = np.empty(forest.node_count, dtype=np.int64)
     thresholds = np.empty(forest.node_count, dtype=dtype)
     steps = np.empty(forest.n_trees, dtype=np.int64)
-    at_depth = np.empty(int(forest.depth.max()) + 1, dtype=np.int64)  # scratch
-    _step_arrays(forest.left, forest.feature, forest.threshold, forest.depth,
-                 forest.n_node_samples, forest.offsets[0], float(share), packed, thresholds,
-                 steps, at_depth)
+    at_depth = np.empty((forest.n_trees, int(forest.depth.max()) + 1), dtype=np.int64)
+    run(_step_arrays, forest.n_trees, 5 * forest.node_count, forest.left, forest.feature,
+        forest.threshold, forest.depth, forest.n_node_samples, forest.offsets[0],
+        float(share), packed, thresholds, steps, at_depth)
     return packed, thresholds, roots, steps
 
 
 @JIT
-def _step_arrays(left, feature, threshold, depth, n_node_samples, node_offsets, share,
+def _step_arrays(lo, hi, left, feature, threshold, depth, n_node_samples, node_offsets, share,
                  packed, thresholds, steps, at_depth):
-    """``fastdt.kernels.step_arrays`` of every tree at once, with global node ids, and
-    ``steps[i]``: the smallest leaf depth of tree ``i`` by which ``share`` of its
-    training samples (``n_node_samples`` of its leaves) stand on a leaf. One pass over
-    the nodes and one over each tree's depths (numpy's version, with a sort of the
-    leaves, took 0.1 s over a forest of 2.4 M nodes). ``at_depth`` (int64 [largest depth
-    + 1]) is scratch, allocated by the caller (allocated here, after a pass for the
-    largest depth, it made the compile 0.13 s longer)."""
-    for i in range(node_offsets.shape[0] - 1):
+    """``fastdt.kernels.step_arrays`` of trees ``lo`` to ``hi`` (of every tree, in
+    blocks on threads: ``_parallel.run``), with global node ids, and ``steps[i]``: the
+    smallest leaf depth of tree ``i`` by which ``share`` of its training samples
+    (``n_node_samples`` of its leaves) stand on a leaf. One pass over the nodes and one
+    over each tree's depths (numpy's version, with a sort of the leaves, took 0.1 s over
+    a forest of 2.4 M nodes). ``at_depth`` (int64 [n_trees, largest depth + 1]) is
+    scratch, allocated by the caller (allocated here, after a pass for the largest
+    depth, it made the compile 0.13 s longer)."""
+    for i in range(lo, hi):
         base = node_offsets[i]
-        for d in range(at_depth.shape[0]):
-            at_depth[d] = 0
+        counts = at_depth[i]
+        for d in range(counts.shape[0]):
+            counts[d] = 0
         total = 0
         for k in range(base, node_offsets[i + 1]):
             if left[k] == -1:  # a leaf: a step leaves the row there
                 packed[k] = k << 32
                 thresholds[k] = np.inf
-                at_depth[depth[k]] += n_node_samples[k]
+                counts[depth[k]] += n_node_samples[k]
                 total += n_node_samples[k]
             else:
                 packed[k] = ((base + left[k]) << 32) | feature[k]
@@ -177,8 +181,8 @@ def _step_arrays(left, feature, threshold, depth, n_node_samples, node_offsets, 
         goal = share * total
         reached = 0
         steps[i] = 0
-        for d in range(at_depth.shape[0]):
-            reached += at_depth[d]
+        for d in range(counts.shape[0]):
+            reached += counts[d]
             if reached >= goal:
                 steps[i] = d
                 break
