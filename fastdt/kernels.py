@@ -256,8 +256,9 @@ def descend8(packed, thresholds, root, n_steps, X, s):
     Each row is in its own variable (a register), so the eight chains of dependent
     loads overlap. (Stopping once all eight stand on leaves measured no faster: the
     test costs what the saved steps gain.) The node ids are unsigned inside the loop, so
-    that numba indexes without the test for negative indices (two instructions of about
-    ten a row and step; the ids come back as int64).
+    that numba indexes without testing for negative indices (with the tests and the
+    stack reloads they caused, a row's step took about twenty instructions, now about
+    twelve; the ids come back as int64).
     """
     r0, r1, r2, r3 = X[s], X[s + 1], X[s + 2], X[s + 3]
     r4, r5, r6, r7 = X[s + 4], X[s + 5], X[s + 6], X[s + 7]

@@ -407,10 +407,10 @@ def _progress(done, total, elapsed):
 
 #: Row blocks a thread of a forest's prediction (``_parallel.run_rows``): every block walks
 #: every tree, reading all the forest's nodes (more than the caches hold), and the threads'
-#: blocks, walked side by side, share what they read. 100 trees, 50,000 rows, 2 threads:
-#: 0.118-0.123 s in one block a thread, 0.128-0.136 in two, 0.157-0.167 in four (one
-#: thread: 0.226-0.242); with a second process keeping a core busy, 0.284-0.286 in one
-#: block a thread, 0.269-0.314 in two (``docs/benchmarks.md``).
+#: blocks, walked side by side, share what they read. 100 trees, 50,000 rows, 2 threads,
+#: medians of 7: 0.123 s in one block a thread, 0.136 in two, 0.167 in four (one thread:
+#: 0.238); with a second process keeping a core busy, 0.286 in one block a thread, 0.314
+#: in two (``docs/benchmarks.md``, "Forest prediction").
 ROW_BLOCKS = 1
 
 
