@@ -234,10 +234,11 @@ def _scan_bins(
 ):
     """Best split of one node on one numeric feature from its histogram ``h``.
 
-    Returns ``(proxy, n_left, threshold, non_constant, bin, missing_left)``: present
-    rows with a code at most ``bin`` go left, missing rows (bin ``nb``) go left when
-    ``missing_left == 1``, right when 0 (-1: the node has none); ``n_left`` counts
-    every row going left (0: no valid split); :func:`_children` then sums the
+    Returns ``(proxy, n_left, threshold, non_constant, bin, missing_left, n_occ)``:
+    present rows with a code at most ``bin`` go left, missing rows (bin ``nb``) go left
+    when ``missing_left == 1``, right when 0 (-1: the node has none); ``n_left`` counts
+    every row going left (0: no valid split); ``occ[:n_occ]`` lists the non-empty value
+    bins; :func:`_children` then sums the
     children's statistics of the split that wins. ``left``, ``work``, ``miss``, ``occ``
     (float64 [>= S], [S], [max(S, 2)], int64 [>= nb]) are scratch (``miss`` holds the
     missing bin's statistics on return, for :func:`_children`). Empty bins are skipped
@@ -286,7 +287,43 @@ def _scan_bins(
     # first and last non-empty value bins (valid once `seen`)
     first = np.uint64(occ[0]) if seen else np.uint64(0)
     prev = first
-    for missing_left in range(2 if n_miss else 1):
+    binary = is_clf and log_crit is None and mono is None and n_stats == 2 and n_miss == 0
+    if binary:
+        # two classes by gini, no missing rows, no constraints (a binary forest's scans):
+        # the loop below with the left sums in registers, where that loop carries them
+        # through memory; the same operations in the same order, the same floats
+        t0 = total[0]
+        t1 = total[1]
+        l0 = 0.0
+        l1 = 0.0
+        wl = 0.0
+        nl = np.int64(0)
+        for j in range(n_occ):
+            q = np.uint64(occ[j])
+            h0 = h[q, 0]
+            h1 = h[q, 1]
+            if (j > 0 and nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
+                    and lo[q] > hi[prev] + FEATURE_THRESHOLD):
+                wr = w_node - wl
+                if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
+                        or wr <= 0.0):
+                    r0 = t0 - l0
+                    r1 = t1 - l1
+                    num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
+                    den = wl * wr
+                    if num * best_den > best_num * den:
+                        best_num = num
+                        best_den = den
+                        best_nl = nl
+                        best_bin = np.int64(prev)
+                        best_thr = split_threshold(hi[prev], lo[q])
+            nl += np.int64(_bin_rows(h, q, is_clf, weighted))
+            l0 += h0
+            wl += h0
+            l1 += h1
+            wl += h1
+            prev = q
+    for missing_left in range(0 if binary else 2 if n_miss else 1):
         # missing rows start on the left in the second pass
         for c in range(n_stats):
             left[c] = miss[c] if missing_left else 0.0
@@ -345,33 +382,50 @@ def _scan_bins(
                     best_thr = np.inf
                     best_mgl = 0
     nonconst = seen and (n_miss > 0 or hi[prev] > lo[first] + FEATURE_THRESHOLD)
-    return best_num / best_den, best_nl, best_thr, nonconst, best_bin, best_mgl
+    return best_num / best_den, best_nl, best_thr, nonconst, best_bin, best_mgl, n_occ
 
 
 @NOREF
-def _children(h, nb, best_bin, best_mgl, miss, is_clf, weighted, out_l, out_r):
+def _children(h, occ, n_occ, best_bin, best_mgl, miss, is_clf, weighted, out_l, out_r):
     """The children's statistics (``out_l``/``out_r``, float64 [S]) of the numeric split
-    :func:`_scan_bins` found in ``h``: the non-empty value bins up to ``best_bin`` go
-    left, the others right, and the missing bin's (``miss``) left when ``best_mgl == 1``.
+    :func:`_scan_bins` found in ``h``: the non-empty value bins (``occ[:n_occ]``, in
+    order, as :func:`_scan_bins` lists them) up to ``best_bin`` go left, the others
+    right, and the missing bin's (``miss``) left when ``best_mgl == 1``.
 
     Only the (node, feature) that may win needs them: :func:`scan_nodes` calls this for a
     feature that beats the node's features scanned before it (about ``ln F`` of ``F``
     features), not for every feature; the pass cost a third of the scan.
     """
     n_stats = out_l.shape[0]
-    out_l[:] = 0.0
-    out_r[:] = 0.0
-    # two branches, not one array picked per bin (that costs reference counting)
-    for k in range(nb):
-        q = np.uint64(k)
-        if _bin_rows(h, q, is_clf, weighted) == 0.0:
-            continue
-        if k <= best_bin:
-            for c in range(n_stats):
-                out_l[c] += h[q, c]
-        else:
-            for c in range(n_stats):
-                out_r[c] += h[q, c]
+    if is_clf and n_stats == 2:  # two classes: the sums in registers, in the same order
+        l0 = 0.0
+        l1 = 0.0
+        r0 = 0.0
+        r1 = 0.0
+        for j in range(n_occ):
+            q = np.uint64(occ[j])
+            if occ[j] <= best_bin:
+                l0 += h[q, 0]
+                l1 += h[q, 1]
+            else:
+                r0 += h[q, 0]
+                r1 += h[q, 1]
+        out_l[0] = l0
+        out_l[1] = l1
+        out_r[0] = r0
+        out_r[1] = r1
+    else:
+        out_l[:] = 0.0
+        out_r[:] = 0.0
+        # two branches, not one array picked per bin (that costs reference counting)
+        for j in range(n_occ):
+            q = np.uint64(occ[j])
+            if occ[j] <= best_bin:
+                for c in range(n_stats):
+                    out_l[c] += h[q, c]
+            else:
+                for c in range(n_stats):
+                    out_r[c] += h[q, c]
     for c in range(n_stats):
         if best_mgl == 1:
             out_l[c] += miss[c]
@@ -542,14 +596,14 @@ def scan_nodes(
                 thr = np.nan
                 bb = -1
             else:
-                proxy, nl, thr, nc, bb, mgl = _scan_bins(
+                proxy, nl, thr, nc, bb, mgl, n_occ = _scan_bins(
                     h, nb, lo_f, hi_f, scan_stats[k], scan_w[k], b - a,
                     scan_imp[k], reg_crit, crit, log_crit, weighted, min_samples_leaf,
                     min_weight_leaf, left, work, miss, occ, missing, mono, f, bounds[k, 0],
                     bounds[k, 1], reg,
                 )
                 if nl > 0 and (not in_order or proxy > node_best):
-                    _children(h, nb, bb, mgl, miss, is_clf, weighted, out_l[k, f],
+                    _children(h, occ, n_occ, bb, mgl, miss, is_clf, weighted, out_l[k, f],
                               out_r[k, f])
             if nl > 0 and nc and proxy > node_best:  # a candidate of either rule of choose
                 node_best = proxy

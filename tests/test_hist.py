@@ -469,6 +469,55 @@ def test_feature_sampling_nodes_keep_histograms_from_more_rows_same_forest(keep,
     assert splitter._keep_rows(3) == 65
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_binary_gini_scan_is_the_general_one(seed):
+    """Two classes by gini with no missing rows: :func:`_scan_bins` keeps the left sums
+    in registers (and :func:`_children` the children's); the same split, proxy and
+    children, bit for bit, as the general loop (taken here with a monotonic-constraint
+    array of zeros: no constraint) and as sums in bin order."""
+    from fastdt._config import GINI
+    from fastdt._criteria import NO_REG
+    from fastdt._hist_scan import _children, _scan_bins
+
+    rng = np.random.default_rng(seed)
+    nb = int(rng.integers(2, 40))
+    weighted = bool(seed % 2)
+    h = np.zeros((nb + 1, 3 if weighted else 2))
+    full = rng.random(nb) < 0.6
+    h[:nb, :2][full] = rng.integers(0, 4, (full.sum(), 2)) * (rng.random() + 0.5)
+    if weighted:
+        h[:nb, 2] = rng.integers(1, 5, nb) * (h[:nb, :2].sum(axis=1) > 0)
+    lo = np.cumsum(rng.random(nb) + 0.1)
+    hi = lo + rng.random(nb) * 0.05
+    total = h[:nb, :2].sum(axis=0)
+    w = total.sum()
+    n = int(h[:nb, 2].sum()) if weighted else int(w)
+    msl = int(rng.integers(1, 3))
+    got = []
+    for mono in (None, np.zeros(1, dtype=np.int8)):
+        miss, occ = np.zeros(2), np.empty(nb, dtype=np.int64)
+        res = _scan_bins(h, nb, lo, hi, total, w, n, 0.5, None, GINI, None, weighted, msl,
+                         0.0, np.empty(2), np.empty(2), miss, occ, None, mono, 0, -np.inf,
+                         np.inf, NO_REG)
+        out_l, out_r = np.full(2, np.nan), np.full(2, np.nan)
+        if res[1] > 0:
+            _children(h, occ, res[6], res[4], res[5], miss, True, weighted, out_l, out_r)
+            rows = np.flatnonzero(h[:nb, -1] > 0 if weighted else h[:nb].sum(axis=1) > 0)
+            want_l, want_r = np.zeros(2), np.zeros(2)
+            for k in rows:  # in bin order, from zero
+                if k <= res[4]:
+                    want_l += h[k, :2]
+                else:
+                    want_r += h[k, :2]
+            np.testing.assert_array_equal(out_l, want_l)
+            np.testing.assert_array_equal(out_r, want_r)
+        got.append((res, out_l, out_r))
+    (a, al, ar), (b, bl, br) = got
+    assert a[1:] == b[1:] and (a[0] == b[0] or np.isnan(a[0]) and np.isnan(b[0]))
+    np.testing.assert_array_equal(al, bl)
+    np.testing.assert_array_equal(ar, br)
+
+
 @pytest.mark.parametrize("task", ["clf", "clf-weighted", "reg", "reg-weighted"])
 @pytest.mark.parametrize("seed", range(4))
 def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):

@@ -131,14 +131,14 @@ def test_scan_bins_tries_missing_right_then_present_versus_missing_then_missing_
         total = h.sum(axis=0)
         w = total.sum()
         out_l, out_r, miss = np.empty(2), np.empty(2), np.empty(2)
+        occ = np.empty(nb, dtype=np.int64)
         # a classification (reg_crit None), no constraint, no lambda
         res = _scan_bins.py_func(h, nb, lo, hi, total, w, int(w), 0.5, None, GINI, None, False,
-                                 msl, 0.0, np.empty(2), np.empty(2), miss,
-                                 np.empty(nb, dtype=np.int64), True, None, 0, -np.inf, np.inf,
-                                 NO_REG)
+                                 msl, 0.0, np.empty(2), np.empty(2), miss, occ, True, None, 0,
+                                 -np.inf, np.inf, NO_REG)
         if res[1] > 0:  # the children of the split found
-            _children.py_func(h, nb, res[4], res[5], miss, True, False, out_l, out_r)
-        return res, out_l, out_r
+            _children.py_func(h, occ, res[6], res[4], res[5], miss, True, False, out_l, out_r)
+        return res[:6], out_l, out_r
 
     # values 0, 1 | 2 | missing: class 1 sits at 2 and in the missing bin
     (proxy, nl, thr, nc, b, mgl), out_l, out_r = scan(_hist([[2, 0], [2, 0], [0, 2], [0, 2]]), 3)
