@@ -298,31 +298,35 @@ def _scan_bins(
         l1 = 0.0
         wl = 0.0
         nl = np.int64(0)
+        best_q = np.uint64(0)
         for j in range(n_occ):
             q = np.uint64(occ[j])
             h0 = h[q, 0]
             h1 = h[q, 1]
-            if (j > 0 and nl >= min_samples_leaf and n_node - nl >= min_samples_leaf
-                    and lo[q] > hi[prev] + FEATURE_THRESHOLD):
-                wr = w_node - wl
-                if not (wl < min_weight_leaf or wr < min_weight_leaf or wl <= 0.0
-                        or wr <= 0.0):
-                    r0 = t0 - l0
-                    r1 = t1 - l1
-                    num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
-                    den = wl * wr
-                    if num * best_den > best_num * den:
-                        best_num = num
-                        best_den = den
-                        best_nl = nl
-                        best_bin = np.int64(prev)
-                        best_thr = split_threshold(hi[prev], lo[q])
+            wr = w_node - wl
+            r0 = t0 - l0
+            r1 = t1 - l1
+            num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
+            den = wl * wr
+            # every test evaluated, one branch: a new best comes unpredictably, and the
+            # branches of the general loop's tests were mispredicted with it
+            better = ((j > 0) & (nl >= min_samples_leaf) & (n_node - nl >= min_samples_leaf)
+                      & (lo[q] > hi[prev] + FEATURE_THRESHOLD) & (wl >= min_weight_leaf)
+                      & (wr >= min_weight_leaf) & (wl > 0.0) & (wr > 0.0)
+                      & (num * best_den > best_num * den))
+            best_num = num if better else best_num
+            best_den = den if better else best_den
+            best_nl = nl if better else best_nl
+            best_bin = np.int64(prev) if better else best_bin
+            best_q = q if better else best_q
             nl += np.int64(_bin_rows(h, q, is_clf, weighted))
             l0 += h0
             wl += h0
             l1 += h1
             wl += h1
             prev = q
+        if best_bin >= 0:
+            best_thr = split_threshold(hi[np.uint64(best_bin)], lo[best_q])
     for missing_left in range(0 if binary else 2 if n_miss else 1):
         # missing rows start on the left in the second pass
         for c in range(n_stats):
