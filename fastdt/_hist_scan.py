@@ -22,11 +22,11 @@ occupied value bins, whose codes are kept aside.
 import numpy as np
 
 from ._categorical import categorical_split
-from ._config import FEATURE_THRESHOLD
+from ._config import FEATURE_THRESHOLD, SQUARED_ERROR
 from ._jit import INLINE, JIT, NOREF
 from ._sampling import next_feature, start_order, visited_enough
 from ._criteria import (gini_fraction, missing_right_score, monotone_ok, score_candidate,
-                        split_threshold)
+                        soft_threshold, split_threshold)
 
 
 @INLINE
@@ -287,15 +287,20 @@ def _scan_bins(
     # first and last non-empty value bins (valid once `seen`)
     first = np.uint64(occ[0]) if seen else np.uint64(0)
     prev = first
-    binary = is_clf and log_crit is None and mono is None and n_stats == 2 and n_miss == 0
-    if binary:
-        # two classes by gini, no missing rows, no constraints (a binary forest's scans):
-        # the loop below with the left sums in registers, where that loop carries them
-        # through memory; the same operations in the same order, the same floats
+    # two classes by gini, or a squared error (boosting's too), with no missing rows and
+    # no constraints (a binary forest's scans, a boosting round's): the loop below with
+    # the left sums in registers, where that loop carries a classification's through
+    # memory, and every test of a candidate in one branch (a new best comes
+    # unpredictably, and the general loop's branches were mispredicted with it); the same
+    # operations in the same order, the same floats
+    fast = mono is None and n_miss == 0 and (
+        (is_clf and log_crit is None and n_stats == 2)
+        or (not is_clf and crit == SQUARED_ERROR))
+    if fast:
         t0 = total[0]
         t1 = total[1]
-        l0 = 0.0
-        l1 = 0.0
+        l0 = 0.0  # class 0's weight; a regression: unused
+        l1 = 0.0  # class 1's weight; a regression: the sum of w*y
         wl = 0.0
         nl = np.int64(0)
         best_q = np.uint64(0)
@@ -304,12 +309,22 @@ def _scan_bins(
             h0 = h[q, 0]
             h1 = h[q, 1]
             wr = w_node - wl
-            r0 = t0 - l0
-            r1 = t1 - l1
-            num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
-            den = wl * wr
-            # every test evaluated, one branch: a new best comes unpredictably, and the
-            # branches of the general loop's tests were mispredicted with it
+            if is_clf:  # gini_fraction's
+                r0 = t0 - l0
+                r1 = t1 - l1
+                num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
+                den = wl * wr
+            else:  # score_candidate's
+                sl = l1
+                sr = t1 - l1
+                if reg[1] > 0.0:
+                    sl = soft_threshold(sl, reg[1])
+                    sr = soft_threshold(sr, reg[1])
+                # a side without weight is no candidate: divided by 1 (numba raises on
+                # a division by zero)
+                num = (sl * sl / (wl + reg[0] if wl > 0.0 else 1.0)
+                       + sr * sr / (wr + reg[0] if wr > 0.0 else 1.0))
+                den = 1.0
             better = ((j > 0) & (nl >= min_samples_leaf) & (n_node - nl >= min_samples_leaf)
                       & (lo[q] > hi[prev] + FEATURE_THRESHOLD) & (wl >= min_weight_leaf)
                       & (wr >= min_weight_leaf) & (wl > 0.0) & (wr > 0.0)
@@ -320,14 +335,18 @@ def _scan_bins(
             best_bin = np.int64(prev) if better else best_bin
             best_q = q if better else best_q
             nl += np.int64(_bin_rows(h, q, is_clf, weighted))
-            l0 += h0
-            wl += h0
-            l1 += h1
-            wl += h1
+            if is_clf:
+                l0 += h0
+                wl += h0
+                l1 += h1
+                wl += h1
+            else:
+                wl += h0
+                l1 += h1
             prev = q
         if best_bin >= 0:
             best_thr = split_threshold(hi[np.uint64(best_bin)], lo[best_q])
-    for missing_left in range(0 if binary else 2 if n_miss else 1):
+    for missing_left in range(0 if fast else 2 if n_miss else 1):
         # missing rows start on the left in the second pass
         for c in range(n_stats):
             left[c] = miss[c] if missing_left else 0.0

@@ -518,6 +518,42 @@ def test_binary_gini_scan_is_the_general_one(seed):
     np.testing.assert_array_equal(ar, br)
 
 
+@pytest.mark.parametrize("reg", [(0.0, 0.0), (1.0, 0.0), (0.5, 0.3)])
+@pytest.mark.parametrize("seed", range(6))
+def test_squared_error_scan_is_the_general_one(seed, reg):
+    """A squared error with no missing rows (boosting's scans, with its L2 and L1
+    terms): :func:`_scan_bins`'s loop with every test in one branch finds the same
+    split and proxy, bit for bit, as the general loop (taken with a monotonic-constraint
+    array of zeros: no constraint)."""
+    from fastdt._config import SQUARED_ERROR
+    from fastdt._hist_scan import _scan_bins
+
+    rng = np.random.default_rng(seed)
+    nb = int(rng.integers(2, 40))
+    weighted = bool(seed % 2)
+    h = np.zeros((nb + 1, 4 if weighted else 3))
+    full = rng.random(nb) < 0.6
+    w = rng.integers(1, 5, nb) * full * (rng.random() + 0.5)
+    yv = rng.normal(size=nb)
+    h[:nb, 0], h[:nb, 1], h[:nb, 2] = w, w * yv, w * yv * yv
+    if weighted:
+        h[:nb, 3] = rng.integers(1, 5, nb) * full
+    lo = np.cumsum(rng.random(nb) + 0.1)
+    hi = lo + rng.random(nb) * 0.05
+    total = h[:nb, :3].sum(axis=0)
+    n = int(h[:nb, 3].sum()) if weighted else int(total[0])
+    msl = int(rng.integers(1, 3))
+    got = []
+    for mono in (None, np.zeros(1, dtype=np.int8)):
+        res = _scan_bins(h, nb, lo, hi, total, total[0], n, 0.0, SQUARED_ERROR,
+                         SQUARED_ERROR, None, weighted, msl, 0.0, np.empty(3), np.empty(3), np.zeros(3),
+                         np.empty(nb, dtype=np.int64), None, mono, 0, -np.inf, np.inf, reg)
+        got.append(res)
+    a, b = got
+    assert a[1:] == b[1:] and (a[0] == b[0] or np.isnan(a[0]) and np.isnan(b[0]))
+    assert a[1] > 0  # a split was found
+
+
 @pytest.mark.parametrize("task", ["clf", "clf-weighted", "reg", "reg-weighted"])
 @pytest.mark.parametrize("seed", range(4))
 def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
