@@ -148,6 +148,25 @@ def _fitter(case, args):
     return fit, predict
 
 
+def versions(a, b):
+    """Versions ``a`` and ``b`` imported side by side (copies of the package under other
+    names, :func:`_package`): ``(modules, names)``."""
+    sys.path.insert(0, HERE)
+    os.environ.setdefault("FASTDT_DATASETS", os.path.join(os.path.dirname(REPO), "shared",
+                                                          "datasets"))
+    root = os.path.join(tempfile.gettempdir(), "fastdt-ab")
+    os.makedirs(root, exist_ok=True)
+    names = (_package(a, "fastdt_ab_a", root), _package(b, "fastdt_ab_b", root))
+    if names[0] == names[1]:  # one revision twice: B gets a copy of its own
+        dst = os.path.join(root, "fastdt_ab_b")
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.copytree(os.path.join(root, names[0]), dst,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        names = (names[0], "fastdt_ab_b")
+    sys.path.insert(0, root)
+    return [importlib.import_module(n) for n in names], names
+
+
 def _spread(values, unit=""):
     return (f"{statistics.median(values):.4g}{unit} "
             f"({min(values):.4g}-{max(values):.4g})")
@@ -177,20 +196,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.turns < 2:
         p.error("--turns must be at least 2")
-    sys.path.insert(0, HERE)
-    os.environ.setdefault("FASTDT_DATASETS", os.path.join(os.path.dirname(REPO), "shared",
-                                                          "datasets"))
-    root = os.path.join(tempfile.gettempdir(), "fastdt-ab")
-    os.makedirs(root, exist_ok=True)
-    names = (_package(args.a, "fastdt_ab_a", root), _package(args.b, "fastdt_ab_b", root))
-    if names[0] == names[1]:  # one revision twice: B gets a copy of its own
-        dst = os.path.join(root, "fastdt_ab_b")
-        shutil.rmtree(dst, ignore_errors=True)
-        shutil.copytree(os.path.join(root, names[0]), dst,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        names = (names[0], "fastdt_ab_b")
-    sys.path.insert(0, root)
-    mods = [importlib.import_module(n) for n in names]
+    mods, names = versions(args.a, args.b)
     fit, predict = _fitter(args.case, args)
     fits = args.fits or (20 if args.case == "adult" else 1)
     t0 = time.perf_counter()
