@@ -97,7 +97,7 @@ def main(argv=None):
     if not calls:
         raise SystemExit(f"the {args.case} case made no call of a kernel {args.kernel!r}")
     kernels = []
-    for m, name in zip(mods, names):
+    for name in names:
         module = importlib.import_module(name + calls[0][2][len(names[1]):])
         kernels.append(getattr(module, args.kernel))
     run = importlib.import_module(names[1] + "._parallel").run

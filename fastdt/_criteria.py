@@ -112,6 +112,16 @@ def gini_fraction(left, total, wl, wr):
     return sq_l * wr + sq_r * wl, wl * wr
 
 
+@INLINE
+def gini_fraction_two(l0, l1, t0, t1, wl, wr):
+    """:func:`gini_fraction` of two classes from scalars (the left weights ``l0``, ``l1``
+    and the node's ``t0``, ``t1``), for a loop that keeps its sums in registers: the
+    same operations in the same order, the same floats."""
+    r0 = t0 - l0
+    r1 = t1 - l1
+    return (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl, wl * wr
+
+
 @JIT
 def node_weights(is_clf, crit, stats, out_w, out_imp):
     """Weight and impurity of each node from its statistics (``stats`` float64 [k, S])

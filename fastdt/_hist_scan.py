@@ -25,8 +25,8 @@ from ._categorical import categorical_split
 from ._config import FEATURE_THRESHOLD, SQUARED_ERROR
 from ._jit import INLINE, JIT, NOREF
 from ._sampling import next_feature, start_order, visited_enough
-from ._criteria import (gini_fraction, missing_right_score, monotone_ok, score_candidate,
-                        soft_threshold, split_threshold)
+from ._criteria import (gini_fraction, gini_fraction_two, missing_right_score, monotone_ok,
+                        proxy_regression, score_candidate, soft_threshold, split_threshold)
 
 
 @INLINE
@@ -309,12 +309,9 @@ def _scan_bins(
             h0 = h[q, 0]
             h1 = h[q, 1]
             wr = w_node - wl
-            if is_clf:  # gini_fraction's
-                r0 = t0 - l0
-                r1 = t1 - l1
-                num = (l0 * l0 + l1 * l1) * wr + (r0 * r0 + r1 * r1) * wl
-                den = wl * wr
-            else:  # score_candidate's
+            if is_clf:
+                num, den = gini_fraction_two(l0, l1, t0, t1, wl, wr)
+            else:  # score_candidate's steps
                 sl = l1
                 sr = t1 - l1
                 if reg[1] > 0.0:
@@ -322,8 +319,8 @@ def _scan_bins(
                     sr = soft_threshold(sr, reg[1])
                 # a side without weight is no candidate: divided by 1 (numba raises on
                 # a division by zero)
-                num = (sl * sl / (wl + reg[0] if wl > 0.0 else 1.0)
-                       + sr * sr / (wr + reg[0] if wr > 0.0 else 1.0))
+                num = proxy_regression(crit, sl, wl + reg[0] if wl > 0.0 else 1.0, sr,
+                                       wr + reg[0] if wr > 0.0 else 1.0)
                 den = 1.0
             better = ((j > 0) & (nl >= min_samples_leaf) & (n_node - nl >= min_samples_leaf)
                       & (lo[q] > hi[prev] + FEATURE_THRESHOLD) & (wl >= min_weight_leaf)

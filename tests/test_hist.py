@@ -546,8 +546,9 @@ def test_squared_error_scan_is_the_general_one(seed, reg):
     got = []
     for mono in (None, np.zeros(1, dtype=np.int8)):
         res = _scan_bins(h, nb, lo, hi, total, total[0], n, 0.0, SQUARED_ERROR,
-                         SQUARED_ERROR, None, weighted, msl, 0.0, np.empty(3), np.empty(3), np.zeros(3),
-                         np.empty(nb, dtype=np.int64), None, mono, 0, -np.inf, np.inf, reg)
+                         SQUARED_ERROR, None, weighted, msl, 0.0, np.empty(3), np.empty(3),
+                         np.zeros(3), np.empty(nb, dtype=np.int64), None, mono, 0, -np.inf,
+                         np.inf, reg)
         got.append(res)
     a, b = got
     assert a[1:] == b[1:] and (a[0] == b[0] or np.isnan(a[0]) and np.isnan(b[0]))
