@@ -563,7 +563,7 @@ def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
     from fastdt._hist_scan import NO_INC, _compact_histogram
 
     rng = np.random.default_rng(seed)
-    nb, n_all = 40, 500
+    nb, n_all = 200, 1500  # codes in four words of the bitmap
     codes_f = rng.integers(0, nb + 1, n_all).astype(np.uint8)  # code nb: missing
     rows = rng.permutation(n_all).astype(np.int32)
     is_clf, weighted = task.startswith("clf"), task.endswith("weighted")
@@ -578,13 +578,13 @@ def test_compact_histogram_is_the_dense_one_without_its_empty_bins(task, seed):
         rstat = np.stack([ww, ww * yv, ww * yv * yv], axis=1)
         width = 3 + weighted
     lo_f, hi_f = np.arange(nb) - 0.25, np.arange(nb) + 0.25
-    for a, b in ((0, 1), (7, 30), (100, 100 + nb + 1), (200, 241)):
+    for a, b in ((0, 1), (7, 30), (300, 300 + nb + 1), (600, 641), (900, 1090)):
         n_b = nb + 1
-        start, order = np.empty(n_b + 1, np.int64), np.empty(n_b, np.int64)
+        slot, seen = np.empty(n_b + 1, np.int64), np.empty((n_b >> 6) + 1, np.uint64)
         h = np.full((n_b + 1, width), np.nan)
         lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
         m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb,
-                               lo_f, hi_f, start, order, h, lo_c, hi_c, bins,
+                               lo_f, hi_f, slot, seen, h, lo_c, hi_c, bins,
                                np.empty(n_b, np.uint8), NO_INC, NO_INC[:, 0])
         dense = np.zeros((nb + 1, width))  # rows added one by one, in position order
         for p in range(a, b):
@@ -611,22 +611,22 @@ def test_packed_compact_histogram_is_the_float_one(seed):
     from fastdt._hist_scan import NO_INC, _compact_histogram
 
     rng = np.random.default_rng(seed)
-    nb, n_all = 40, 500
+    nb, n_all = 200, 1500  # codes in four words of the bitmap
     codes_f = rng.integers(0, nb + 1, n_all).astype(np.uint8)  # code nb: missing
     rows = rng.permutation(n_all).astype(np.int32)
     ycode = rng.integers(0, 2, n_all).astype(np.int32)
     weights = rng.integers(1, 6, n_all).astype(float).reshape(-1, 1)
     rinc = _increments(weights, ycode)
     lo_f, hi_f = np.arange(nb) - 0.25, np.arange(nb) + 0.25
-    for a, b in ((0, 1), (7, 30), (100, 100 + nb + 1), (200, 241)):
+    for a, b in ((0, 1), (7, 30), (300, 300 + nb + 1), (600, 641), (900, 1090)):
         n_b = nb + 1
         out = []
         for rstat, inc in ((weights, NO_INC), (rinc.view(float), rinc)):
-            start, order = np.empty(n_b + 1, np.int64), np.empty(n_b, np.int64)
+            slot, seen = np.empty(n_b + 1, np.int64), np.empty((n_b >> 6) + 1, np.uint64)
             h = np.full((n_b + 1, 3), np.nan)
             lo_c, hi_c, bins = np.empty(n_b + 1), np.empty(n_b + 1), np.empty(n_b + 1, np.int64)
             m = _compact_histogram(codes_f, rows, ycode, rstat, a, b, True, True, nb, lo_f,
-                                   hi_f, start, order, h, lo_c, hi_c, bins,
+                                   hi_f, slot, seen, h, lo_c, hi_c, bins,
                                    np.empty(n_b, np.uint8), inc,
                                    np.empty(n_b + 1, np.int64))
             out.append((m, h[: m + 1], bins[:m], lo_c[:m], hi_c[:m]))
