@@ -444,10 +444,9 @@ def grow_batch(prep, seeds, row_weights, *, scratch=None):
     lim = dict(prep.limits, min_weight_leaf=0.0)  # batchable: no weight fraction
     common = _common(prep, lim)
     if prep.splitter == "hist":
-        rows, target, w = zip(*(_hist_rows(prep, rw) for rw in weights))
-        starts = np.cumsum([0] + [r.shape[0] for r in rows]).astype(np.int64)
-        splitter = _hist_splitter(prep, common, scratch, np.concatenate(rows),
-                                  np.concatenate(target), np.concatenate(w), starts)
+        rows, target, w, starts, spare = _hist_batch_rows(prep, weights, scratch)
+        splitter = _hist_splitter(prep, common, scratch, rows, target, w, starts,
+                                  owned=True, spare=spare)
     elif prep.layout is None:
         splitter = _row_splitter(prep, np.stack(weights), seeds, lim, scratch)
     else:
@@ -498,16 +497,54 @@ def _row_splitter(prep, row_weights, seed, lim, scratch=None):
     return splitter
 
 
-def _hist_splitter(prep, common, scratch, rows, target, weights, tree_starts=None):
+def _hist_splitter(prep, common, scratch, rows, target, weights, tree_starts=None, *,
+                   owned=False, spare=None):
     """The :class:`fastdt._hist.HistSplitter` of ``prep``'s Dataset over ``rows`` (one
-    tree's, or a batch's side by side, ``tree_starts``), reusing ``scratch``'s pool."""
+    tree's, or a batch's side by side, ``tree_starts``), reusing ``scratch``'s pool
+    (``owned``, ``spare``: as the splitter takes them)."""
     from ._hist import HistSplitter
 
     ds = prep.dataset
     return HistSplitter(ds.codes, target, weights, rows=rows, n_bins=ds.n_bins,
                         bin_lo=ds.bin_lo, bin_hi=ds.bin_hi, mono=prep.mono,
                         pool=None if scratch is None else scratch.get("hist_pool"),
-                        tree_starts=tree_starts, has_missing=ds.has_missing, **common)
+                        tree_starts=tree_starts, has_missing=ds.has_missing, owned=owned,
+                        spare=spare, **common)
+
+
+def _hist_batch_rows(prep, row_weights, scratch):
+    """``(rows, target, weights, starts, spare)`` of a batch of histogram trees: each
+    tree's in-bag rows, their targets and weights (as :func:`_hist_rows` gives them),
+    side by side from ``starts[b]``, written into buffers that ``scratch`` keeps for the
+    thread's next batch, with ``spare`` buffers for the partitions of large nodes
+    (:class:`fastdt._hist.HistSplitter`). Arrays made afresh for every batch, and the
+    temporaries that joined them, were a forest's largest share of fresh memory, whose
+    first touches cost (docs/benchmarks.md); the splitter partitions these in place."""
+    from ._hist import row_dtype
+
+    n = prep.target.shape[0]
+    cap = n * len(row_weights)
+    bufs = None if scratch is None else scratch.get("hist_rows")
+    if bufs is None or bufs[0].shape[0] < cap or bufs[1].dtype != prep.target.dtype:
+        dtype = row_dtype(prep.dataset.codes.shape[1])
+        width = 1 if prep.is_clf else 3
+        bufs = (np.empty(cap, dtype=dtype), np.empty(cap, dtype=prep.target.dtype),
+                np.empty(cap), (np.empty(cap, dtype=dtype), np.empty(cap, dtype=np.int32),
+                                np.empty(cap * width)))
+        if scratch is not None:
+            scratch["hist_rows"] = bufs
+    rows, target, w, spare = bufs
+    base = None if prep.positive is None else np.flatnonzero(prep.positive)
+    starts = np.zeros(len(row_weights) + 1, dtype=np.int64)
+    for b, rw in enumerate(row_weights):  # each tree's rows of positive weight
+        keep = np.flatnonzero(rw > 0)
+        lo, hi = int(starts[b]), int(starts[b]) + keep.shape[0]
+        rows[lo:hi] = keep if base is None else base[keep]
+        np.take(prep.target, keep, out=target[lo:hi])
+        np.take(rw, keep, out=w[lo:hi])
+        starts[b + 1] = hi
+    m = int(starts[-1])
+    return rows[:m], target[:m], w[:m], starts, spare
 
 
 def _hist_rows(prep, row_weights):

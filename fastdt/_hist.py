@@ -236,14 +236,18 @@ class HistSplitter(HistPool):
 
     def __init__(self, codes, target, weights, *, n_stats, is_clf, crit, n_bins, bin_lo,
                  bin_hi, n_categories, min_samples_leaf, min_weight_leaf, rows=None,
-                 mono=None, pool=None, tree_starts=None, has_missing=True):
+                 mono=None, pool=None, tree_starts=None, has_missing=True, owned=False,
+                 spare=None):
         n_features, n = codes.shape[0], target.shape[0]
         self.n, self.n_features = n, n_features
         self.codes = codes
-        # partitioned in place: always a copy; int32 halves the traffic of the row moves
-        # and the histogram builds (int64 only for Datasets of 2**31 rows or more)
+        # partitioned in place: a copy unless owned; int32 halves the traffic of the row
+        # moves and the histogram builds (int64 only for Datasets of 2**31 rows or more)
         dtype = row_dtype(codes.shape[1])
-        self.rows = np.arange(n, dtype=dtype) if rows is None else rows.astype(dtype)
+        if rows is None:
+            self.rows = np.arange(n, dtype=dtype)
+        else:
+            self.rows = rows if owned and rows.dtype == dtype else rows.astype(dtype)
         self.is_clf, self.crit, self.n_stats = is_clf, crit, n_stats
         self.log_crit = log_criterion(is_clf, crit)
         self.reg_crit = reg_criterion(is_clf, crit)
@@ -255,12 +259,8 @@ class HistSplitter(HistPool):
             self.ycode, self.rstat, self.total = row_arrays(target, weights, is_clf, crit,
                                                             n_stats)
         else:  # each tree's arrays and total, as it alone makes them, side by side
-            s = tree_starts
-            parts = [row_arrays(target[a:b], None if weights is None else weights[a:b],
-                                is_clf, crit, n_stats) for a, b in zip(s[:-1], s[1:])]
-            self.ycode, self.rstat, self.totals = (np.concatenate([p[0] for p in parts]),
-                                                   np.concatenate([p[1] for p in parts]),
-                                                   np.stack([p[2] for p in parts]))
+            self.ycode, self.rstat, self.totals = batch_row_arrays(
+                target, weights, tree_starts, is_clf, crit, n_stats, owned)
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None
@@ -269,7 +269,16 @@ class HistSplitter(HistPool):
         self.n_words = int((n_categories.max(initial=0) + 63) // 64)
         self.side = np.zeros(n, dtype=np.uint8)
         self.rinc = self._pack()
-        self.scratch = None  # (rows, ycode, rstat) for large nodes' partitions, made on use
+        # (rows, ycode, rstat) for large nodes' partitions: made on use, or views of
+        # ``spare`` (buffers of at least n rows, n ycodes, n x width floats, 1-D)
+        self.scratch = None
+        if spare is not None and spare[0].shape[0] >= n and spare[0].dtype == dtype \
+                and spare[1].shape[0] >= n and spare[1].dtype == self.ycode.dtype \
+                and spare[2].shape[0] >= self.rstat.size:
+            width = self.rstat.shape[1]
+            self.scratch = (spare[0][:n], spare[1][:n] if self.ycode.shape[0] else
+                            np.empty(0, dtype=self.ycode.dtype),
+                            spare[2][:n * width].reshape(n, width))
         # a histogram has one bin more than the most value bins: the missing bin
         self._init_pool(n_features, bin_lo.shape[1] + 1,
                         n_stats + (1 if self.weighted else 0), n, pool)
@@ -292,8 +301,9 @@ class HistSplitter(HistPool):
         starts = ([0, w.shape[0]] if self.tree_starts is None
                   else self.tree_starts.tolist())
         limit = 2**(PACK_BITS - 1)
-        if (max(b - a for a, b in zip(starts[:-1], starts[1:])) >= limit
-                or not np.all(w == np.floor(w))
+        whole = all(np.array_equal(w[a:a + _PACK_CHUNK], np.floor(w[a:a + _PACK_CHUNK]))
+                    for a in range(0, w.shape[0], _PACK_CHUNK))  # small temporaries
+        if (max(b - a for a, b in zip(starts[:-1], starts[1:])) >= limit or not whole
                 or np.add.reduceat(w, starts[:-1]).max() >= limit):
             return NO_INC
         rinc = self.rstat.view(np.int64)
@@ -450,6 +460,33 @@ def _pieces(part, rows, k):
 def row_dtype(n):
     """Type of the row ids of a Dataset of ``n`` rows: int32 when they fit."""
     return np.int32 if n < 2**31 else np.int64
+
+
+def batch_row_arrays(target, weights, starts, is_clf, crit, n_stats, owned=False):
+    """:func:`row_arrays` of a batch of trees side by side (tree b's rows from
+    ``starts[b]`` to ``starts[b + 1]``), each tree's total as it alone makes it
+    (``totals`` [B, n_stats]). ``owned``: ``target`` and ``weights`` are the caller's to
+    give away, and are taken as the class codes and the weight column where their type
+    allows (no copy): int32 codes, a float64 column."""
+    n, n_trees = target.shape[0], starts.shape[0] - 1
+    bounds = list(zip(starts[:-1].tolist(), starts[1:].tolist()))
+    if is_clf:
+        ycode = target if owned and target.dtype == np.int32 else np.array(target,
+                                                                          dtype=np.int32)
+        if weights is None:
+            rstat = np.empty((n, 0))
+        else:
+            rstat = weights.reshape(-1, 1)
+            rstat = rstat if owned else rstat.copy()
+        totals = np.stack([
+            np.bincount(ycode[a:b], weights=None if weights is None else rstat[a:b, 0],
+                        minlength=n_stats).astype(np.float64) for a, b in bounds])
+        return ycode, rstat, totals
+    rstat, totals = np.empty((n, 3)), np.empty((n_trees, 3))
+    for t, (a, b) in enumerate(bounds):
+        regression_rows(crit, target[a:b], np.ones(b - a) if weights is None
+                        else weights[a:b], rstat[a:b], totals[t])
+    return np.empty(0, dtype=np.int32), rstat, totals
 
 
 def row_arrays(target, weights, is_clf, crit, n_stats):

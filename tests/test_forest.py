@@ -271,7 +271,8 @@ _BATCHABLE = [{}, {"splitter": "hist"}, {"splitter": "random"},
               {"regression": True}, {"regression": True, "splitter": "hist"},
               {"regression": True, "splitter": "random", "criterion": "friedman_mse"},
               {"min_impurity_decrease": 0.002, "max_depth": 5},
-              {"sample_weight": True, "splitter": "hist"}, {"sample_weight": True}]
+              {"sample_weight": True, "splitter": "hist"}, {"sample_weight": True},
+              {"sample_weight": "some zero", "splitter": "hist"}]
 
 
 @pytest.mark.parametrize("params", _BATCHABLE, ids=str)
@@ -283,24 +284,29 @@ def test_trees_grown_in_a_batch_are_those_grown_alone(data, params):
     X, y, yr = data
     params = dict(params)
     target = yr if params.pop("regression", False) else y
-    sw = np.random.default_rng(5).uniform(0.5, 2.0, X.shape[0]) \
-        if params.pop("sample_weight", False) else None
+    weighting = params.pop("sample_weight", False)
+    sw = np.random.default_rng(5).uniform(0.5, 2.0, X.shape[0]) if weighting else None
+    if weighting == "some zero":  # rows out of every tree (the prepared rows' subset)
+        sw[::9] = 0.0
     if "categorical_features" in params:
         X = _with_categories(X)
     prep = _engine.prepare(X, target, sw, dict(params, max_features=3))
     assert _engine.batchable(prep)
-    n = X.shape[0]
+    n = prep.target.shape[0]
     bags = [in_bag_counts(s, n, n).astype(float) for s in (1, 2, 3)]
-    bags.insert(1, (y == 1) * 1.0)  # classification: a pure root
+    labels = y if prep.positive is None else y[prep.positive]
+    bags.insert(1, (labels == 1) * 1.0)  # classification: a pure root
     bags.insert(3, np.where(np.arange(n) < 5, 1.0, 0.0))
     seeds = [11, 12, 13, 14, 15]
     scratch = {}
     batch = _engine.grow_batch(prep, seeds, bags, scratch=scratch)
     assert len(batch) == len(seeds)
     trees = [_engine.assemble(prep, raw) for raw in batch]
-    cut = scratch["cut"]
+    cut, rows = scratch["cut"], scratch.get("hist_rows")
     again = _engine.grow_batch(prep, seeds[::-1], bags[::-1], scratch=scratch)
     assert scratch["cut"] is cut and np.shares_memory(again[0][0], cut[0])
+    # a histogram batch's rows, targets and weights: in the same buffers again
+    assert scratch.get("hist_rows") is rows and (rows is None) == (prep.splitter != "hist")
     for seed, w, tree, raw in zip(seeds, bags, trees, again[::-1]):
         alone = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=w))
         _assert_same_tree(tree, alone)
