@@ -218,11 +218,20 @@ def score_candidate(is_clf, crit, left, total, wl, wr, sl, parent_impurity, work
         if crit == GINI:
             return gini_fraction(left, total, wl, wr)
         return proxy_classification(crit, left, total, wl, wr, parent_impurity, work), 1.0
-    sr = total[1] - sl
+    return regression_score(crit, sl, total[1], wl + reg[0], wr + reg[0], reg), 1.0
+
+
+@INLINE
+def regression_score(crit, sl, total_s, dl, dr, reg):
+    """:func:`score_candidate`'s regression proxy from the left sum ``sl`` of ``w*y``,
+    the node's ``total_s`` and the sides' divisors ``dl``, ``dr`` (their weights plus
+    ``reg[0]``), both sums soft-thresholded by ``reg[1]``: also called from a loop that
+    keeps its sums in registers (:func:`fastdt._hist_scan._scan_bins`)."""
+    sr = total_s - sl
     if reg[1] > 0.0:
         sl = soft_threshold(sl, reg[1])
         sr = soft_threshold(sr, reg[1])
-    return proxy_regression(crit, sl, wl + reg[0], sr, wr + reg[0]), 1.0
+    return proxy_regression(crit, sl, dl, sr, dr)
 
 
 def log_criterion(is_clf, crit):

@@ -514,9 +514,9 @@ def _hist_splitter(prep, common, scratch, rows, target, weights, tree_starts=Non
 
 def _hist_batch_rows(prep, row_weights, scratch):
     """``(rows, target, weights, starts, spare)`` of a batch of histogram trees: each
-    tree's in-bag rows, their targets and weights (as :func:`_hist_rows` gives them),
-    side by side from ``starts[b]``, written into buffers that ``scratch`` keeps for the
-    thread's next batch, with ``spare`` buffers for the partitions of large nodes
+    tree's in-bag rows, their targets and weights (:func:`_hist_rows`), side by side
+    from ``starts[b]``, written into buffers that ``scratch`` keeps for the thread's
+    next batch, with ``spare`` buffers for the partitions of large nodes
     (:class:`fastdt._hist.HistSplitter`). Arrays made afresh for every batch, and the
     temporaries that joined them, were a forest's largest share of fresh memory, whose
     first touches cost (docs/benchmarks.md); the splitter partitions these in place."""
@@ -534,14 +534,11 @@ def _hist_batch_rows(prep, row_weights, scratch):
         if scratch is not None:
             scratch["hist_rows"] = bufs
     rows, target, w, spare = bufs
-    base = None if prep.positive is None else np.flatnonzero(prep.positive)
     starts = np.zeros(len(row_weights) + 1, dtype=np.int64)
-    for b, rw in enumerate(row_weights):  # each tree's rows of positive weight
-        keep = np.flatnonzero(rw > 0)
-        lo, hi = int(starts[b]), int(starts[b]) + keep.shape[0]
-        rows[lo:hi] = keep if base is None else base[keep]
-        np.take(prep.target, keep, out=target[lo:hi])
-        np.take(rw, keep, out=w[lo:hi])
+    for b, rw in enumerate(row_weights):  # one tree's arrays at a time: small temporaries
+        tree_rows, tree_target, tree_w = _hist_rows(prep, rw)
+        lo, hi = int(starts[b]), int(starts[b]) + tree_rows.shape[0]
+        rows[lo:hi], target[lo:hi], w[lo:hi] = tree_rows, tree_target, tree_w
         starts[b + 1] = hi
     m = int(starts[-1])
     return rows[:m], target[:m], w[:m], starts, spare

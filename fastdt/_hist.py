@@ -255,12 +255,14 @@ class HistSplitter(HistPool):
         self.weighted = weights is not None
         self.tree_starts = tree_starts
         self.n_trees = 1 if tree_starts is None else tree_starts.shape[0] - 1
+        # a batch: each tree's arrays and total, as it alone makes them, side by side
+        starts = np.array([0, n]) if tree_starts is None else tree_starts
+        self.ycode, self.rstat, totals = row_arrays(target, weights, starts, is_clf, crit,
+                                                    n_stats, owned)
         if tree_starts is None:
-            self.ycode, self.rstat, self.total = row_arrays(target, weights, is_clf, crit,
-                                                            n_stats)
-        else:  # each tree's arrays and total, as it alone makes them, side by side
-            self.ycode, self.rstat, self.totals = batch_row_arrays(
-                target, weights, tree_starts, is_clf, crit, n_stats, owned)
+            self.total = totals[0]
+        else:
+            self.totals = totals
         self.n_bins, self.bin_lo, self.bin_hi = n_bins, bin_lo, bin_hi
         self.n_categories = n_categories
         self.cats = n_categories if n_categories.any() else None
@@ -462,9 +464,11 @@ def row_dtype(n):
     return np.int32 if n < 2**31 else np.int64
 
 
-def batch_row_arrays(target, weights, starts, is_clf, crit, n_stats, owned=False):
-    """:func:`row_arrays` of a batch of trees side by side (tree b's rows from
-    ``starts[b]`` to ``starts[b + 1]``), each tree's total as it alone makes it
+def row_arrays(target, weights, starts, is_clf, crit, n_stats, owned=False):
+    """The per-row arrays of the layout, ``(ycode, rstat, totals)``, from the targets
+    (class codes, or y) and the weights (None when every weight is 1) of a batch of trees
+    side by side (tree b's rows from ``starts[b]`` to ``starts[b + 1]``; one tree:
+    ``[0, n]``), and each tree's statistics, summed in row order as it alone sums them
     (``totals`` [B, n_stats]). ``owned``: ``target`` and ``weights`` are the caller's to
     give away, and are taken as the class codes and the weight column where their type
     allows (no copy): int32 codes, a float64 column."""
@@ -487,21 +491,5 @@ def batch_row_arrays(target, weights, starts, is_clf, crit, n_stats, owned=False
         regression_rows(crit, target[a:b], np.ones(b - a) if weights is None
                         else weights[a:b], rstat[a:b], totals[t])
     return np.empty(0, dtype=np.int32), rstat, totals
-
-
-def row_arrays(target, weights, is_clf, crit, n_stats):
-    """The per-row arrays of the layout, ``(ycode, rstat)``, from the targets (class
-    codes, or y) and the weights (None when every weight is 1), and the statistics of
-    all rows (summed in row order)."""
-    n = target.shape[0]
-    if is_clf:
-        ycode = np.array(target, dtype=np.int32)  # a copy: partitioned in place
-        rstat = np.empty((n, 0)) if weights is None else weights.reshape(-1, 1).copy()
-        w = rstat[:, 0] if weights is not None else None
-        total = np.bincount(ycode, weights=w, minlength=n_stats).astype(np.float64)
-        return ycode, rstat, total
-    rstat, total = np.empty((n, 3)), np.empty(3)
-    regression_rows(crit, target, np.ones(n) if weights is None else weights, rstat, total)
-    return np.empty(0, dtype=np.int32), rstat, total
 
 

@@ -27,7 +27,7 @@ from ._config import FEATURE_THRESHOLD, SQUARED_ERROR
 from ._jit import INLINE, JIT, NOREF
 from ._sampling import next_feature, start_order, visited_enough
 from ._criteria import (gini_fraction, gini_fraction_two, missing_right_score, monotone_ok,
-                        proxy_regression, score_candidate, soft_threshold, split_threshold)
+                        regression_score, score_candidate, split_threshold)
 
 
 @INLINE
@@ -54,15 +54,20 @@ def _add_sums(rstat, q, h, k):
 
 
 @INLINE
-def _add_row(codes_f, rows, ycode, rstat, q, is_clf, weighted, h):
-    """Add position ``q`` (unsigned) to histogram ``h``."""
-    k = codes_f[np.uint64(rows[q])]
+def _add_to_bin(ycode, rstat, q, is_clf, weighted, h, k):
+    """Add position ``q`` (unsigned) to bin ``k`` of histogram ``h``."""
     if is_clf:
         h[k, np.uint32(ycode[q])] += rstat[q, 0] if weighted else 1.0
     else:
         _add_sums(rstat, q, h, k)
     if weighted:
         h[k, h.shape[1] - 1] += 1.0
+
+
+@INLINE
+def _add_row(codes_f, rows, ycode, rstat, q, is_clf, weighted, h):
+    """Add position ``q`` (unsigned) to histogram ``h``, in its code's bin."""
+    _add_to_bin(ycode, rstat, q, is_clf, weighted, h, codes_f[np.uint64(rows[q])])
 
 
 @INLINE
@@ -312,16 +317,10 @@ def _scan_bins(
             wr = w_node - wl
             if is_clf:
                 num, den = gini_fraction_two(l0, l1, t0, t1, wl, wr)
-            else:  # score_candidate's steps
-                sl = l1
-                sr = t1 - l1
-                if reg[1] > 0.0:
-                    sl = soft_threshold(sl, reg[1])
-                    sr = soft_threshold(sr, reg[1])
-                # a side without weight is no candidate: divided by 1 (numba raises on
-                # a division by zero)
-                num = proxy_regression(crit, sl, wl + reg[0] if wl > 0.0 else 1.0, sr,
-                                       wr + reg[0] if wr > 0.0 else 1.0)
+            else:  # a side without weight is no candidate: divided by 1 (numba
+                # raises on a division by zero)
+                num = regression_score(crit, l1, t1, wl + reg[0] if wl > 0.0 else 1.0,
+                                       wr + reg[0] if wr > 0.0 else 1.0, reg)
                 den = 1.0
             better = ((j > 0) & (nl >= min_samples_leaf) & (n_node - nl >= min_samples_leaf)
                       & (lo[q] > hi[prev] + FEATURE_THRESHOLD) & (wl >= min_weight_leaf)
@@ -683,28 +682,20 @@ def _compact_histogram(codes_f, rows, ycode, rstat, a, b, is_clf, weighted, nb, 
             slot[c] = m
             bins[m] = c
             m += 1
-    width = h.shape[1]
-    last = width - 1
     packed = rinc.shape[0] > 0
     for i in range(m + 1):  # and the row after the last bin: zeros
         if packed:
             pk[i] = 0
         else:
-            for j in range(width):
+            for j in range(h.shape[1]):
                 h[i, j] = 0.0
     for i in range(n):
         k = slot[np.uint64(cb[i])]
         p = np.uint64(a + i)
         if packed:
             pk[k] += rinc[p, 0]
-        elif is_clf:
-            h[k, np.uint32(ycode[p])] += rstat[p, 0] if weighted else 1.0
-            if weighted:
-                h[k, last] += 1.0
         else:
-            _add_sums(rstat, p, h, k)
-            if weighted:
-                h[k, last] += 1.0
+            _add_to_bin(ycode, rstat, p, is_clf, weighted, h, k)
     if packed:
         _unpack(pk, h, m + 1)
     for j in range(m):
