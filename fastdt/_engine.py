@@ -561,6 +561,9 @@ def _run(prep, splitter, lim, seed, max_surrogates, max_features, scratch):
     """The growth driver on ``splitter`` (:func:`fastdt._grow.grow`)."""
     from ._grow import grow as run_growth
 
+    if scratch is not None and hasattr(splitter, "tables"):
+        # the scan tables of every level the thread grows (fastdt._grow.kept_tables)
+        splitter.tables = scratch.setdefault("tables", {})
     out = run_growth(
         splitter, n_stats=prep.n_stats, n_words=int((prep.n_categories.max(initial=0) + 63) // 64),
         max_surrogates=max_surrogates, max_depth=lim["max_depth"],

@@ -23,7 +23,7 @@ from ._exact_scan import (
     assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
     sort_features, walk_nodes,
 )
-from ._grow import Splits, choose, drawn_scan, node_ranges, take_at
+from ._grow import Splits, choose, drawn_scan, kept_tables, node_ranges, take_at
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import log_criterion, node_weights, reg_criterion
@@ -197,6 +197,7 @@ class ExactSplitter:
                                  "and a criterion other than absolute error")
             n *= tree_starts.shape[0] - 1  # every tree's rows have ids of their own
         self.tree_starts = tree_starts
+        self.tables = {}  # the scan tables kept (kept_tables; the engine may share them)
         # the layout may hold a subset of the rows (a forest's in-bag rows): ids still
         # index X, and the root is the layout's width; and a subset of the features (the
         # others coded, fastdt._exact_codes): its rows are the splitter's features
@@ -270,12 +271,13 @@ class ExactSplitter:
         k, n_features = ids.shape[0], self.n_features
         scan = node_ranges(nodes, ids)
         scan_stats = nodes.stats[ids]
-        t_proxy = np.empty((k, n_features))
-        t_nl = np.empty((k, n_features), dtype=np.int64)
-        t_thr = np.empty((k, n_features))
-        t_nc = np.empty((k, n_features), dtype=np.uint8)
-        t_mgl = np.empty((k, n_features), dtype=np.int8)
-        t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
+        f = (n_features,)
+        t_proxy, t_nl, t_thr, t_nc, t_mgl, t_cat = kept_tables(
+            self.tables, k, (("proxy", f, np.float64), ("n_left", f, np.int64),
+                             ("threshold", f, np.float64), ("non_constant", f, np.uint8),
+                             ("missing_left", f, np.int8),
+                             ("categories", (n_features, self.n_words), np.uint64)))
+        t_cat[:] = 0  # a numeric feature's: none
         rows = int(nodes.n_node_samples[ids].sum()) + int(self.part[:, 1].sum()
                                                           - self.part[:, 0].sum())
         rseed = None if self.random_seed is None else rng.splits(ids)

@@ -143,6 +143,26 @@ class Nodes:
                 self.sur[:n].copy(), n_sur, self.bounds[:n].copy())
 
 
+def kept_tables(store, k, specs):
+    """``[k, ...]`` arrays, one per ``(name, tail shape, dtype)`` of ``specs``: views of
+    buffers kept in ``store`` (a dict), grown by doubling to the most rows asked.
+
+    A level's scan tables are written over and read before the next level asks for
+    them. Made afresh at every level, they were new pages each time, and the first
+    write of a page is a page fault (a forest's widest levels: tens of MB a level, on
+    this machine about 1 s of system time in a 100-tree fit). Kept in a thread's
+    scratch, the levels of its trees write the same pages again."""
+    out = []
+    for name, tail, dtype in specs:
+        buf = store.get(name)
+        if buf is None or buf.shape[1:] != tail or buf.dtype != dtype:
+            buf = store[name] = np.empty((k,) + tail, dtype=dtype)
+        elif buf.shape[0] < k:
+            buf = store[name] = np.empty((max(k, 2 * buf.shape[0]),) + tail, dtype=dtype)
+        out.append(buf[:k])
+    return out
+
+
 class Splits:
     """The best split found for each of a set of nodes (arrays aligned with them).
 

@@ -52,7 +52,7 @@ import numpy as np
 
 from ._config import HIST_POOL_BYTES
 from ._criteria import NO_REG, log_criterion, reg_criterion
-from ._grow import Splits, choose, drawn_scan, in_order, node_ranges, take_at
+from ._grow import Splits, choose, drawn_scan, in_order, kept_tables, node_ranges, take_at
 from ._hist_build import (build_features, mark_sides, plan_builds,
                           regression_rows, scatter_rows)
 from ._hist_scan import NO_INC, PACK_BITS, scan_nodes
@@ -239,6 +239,7 @@ class HistSplitter(HistPool):
                  mono=None, pool=None, tree_starts=None, has_missing=True, owned=False,
                  spare=None):
         n_features, n = codes.shape[0], target.shape[0]
+        self.tables = {}  # the scan tables kept (kept_tables; the engine may share them)
         self.n, self.n_features = n, n_features
         self.codes = codes
         # partitioned in place: a copy unless owned; int32 halves the traffic of the row
@@ -340,15 +341,14 @@ class HistSplitter(HistPool):
             self._build(self._root_jobs(ids, nodes))
         k, n_features, n_stats = ids.shape[0], self.n_features, self.n_stats
         scan = node_ranges(nodes, ids)
-        t_proxy = np.empty((k, n_features))
-        t_nl = np.empty((k, n_features), dtype=np.int64)
-        t_thr = np.empty((k, n_features))
-        t_nc = np.empty((k, n_features), dtype=np.uint8)
-        t_bin = np.empty((k, n_features), dtype=np.int64)
-        t_mgl = np.empty((k, n_features), dtype=np.int64)
-        t_cat = np.zeros((k, n_features, self.n_words), dtype=np.uint64)
-        t_l = np.empty((k, n_features, n_stats))
-        t_r = np.empty((k, n_features, n_stats))
+        f, s, f64, i64 = (n_features,), (n_features, n_stats), np.float64, np.int64
+        t_proxy, t_nl, t_thr, t_nc, t_bin, t_mgl, t_cat, t_l, t_r = kept_tables(
+            self.tables, k, (("proxy", f, f64), ("n_left", f, i64), ("threshold", f, f64),
+                             ("non_constant", f, np.uint8), ("bin", f, i64),
+                             ("missing_left", f, i64),
+                             ("categories", (n_features, self.n_words), np.uint64),
+                             ("left", s, f64), ("right", s, f64)))
+        t_cat[:] = 0  # a numeric feature's: none
         pool, seeds = drawn_scan(self, ids, rng, max_features, t_proxy, t_nl, t_nc)
         slots = self.slot[ids]
         # stored histograms cost a pass over their bins; the others one over their rows

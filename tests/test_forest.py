@@ -303,14 +303,42 @@ def test_trees_grown_in_a_batch_are_those_grown_alone(data, params):
     assert len(batch) == len(seeds)
     trees = [_engine.assemble(prep, raw) for raw in batch]
     cut, rows = scratch["cut"], scratch.get("hist_rows")
+    tables = dict(scratch.get("tables", {}))
     again = _engine.grow_batch(prep, seeds[::-1], bags[::-1], scratch=scratch)
     assert scratch["cut"] is cut and np.shares_memory(again[0][0], cut[0])
+    # the scan tables of the levels (none for random splits from rows): kept, the same
+    # buffers again (the same trees, so no wider level)
+    assert bool(tables) == (prep.splitter == "hist" or prep.layout is not None)
+    assert all(scratch["tables"][name] is buf for name, buf in tables.items())
     # a histogram batch's rows, targets and weights: in the same buffers again
     assert scratch.get("hist_rows") is rows and (rows is None) == (prep.splitter != "hist")
     for seed, w, tree, raw in zip(seeds, bags, trees, again[::-1]):
         alone = _engine.assemble(prep, _engine.grow(prep, seed=seed, row_weights=w))
         _assert_same_tree(tree, alone)
         _assert_same_tree(_engine.assemble(prep, raw), alone)
+
+
+def test_kept_tables_are_views_of_buffers_grown_by_doubling():
+    """A level's scan tables are views of buffers kept between levels (and a thread's
+    batches): the same buffer while it has room, twice as many rows when it has not,
+    a new one for another shape or dtype."""
+    from fastdt._grow import kept_tables
+
+    store = {}
+    a, c = kept_tables(store, 3, (("x", (4,), np.float64), ("c", (4, 2), np.uint64)))
+    assert a.shape == (3, 4) and c.shape == (3, 4, 2) and c.dtype == np.uint64
+    assert a.flags.c_contiguous and c.flags.c_contiguous  # the kernels' signature
+    x = store["x"]
+    (a,) = kept_tables(store, 2, (("x", (4,), np.float64),))
+    assert store["x"] is x and a.shape == (2, 4) and np.shares_memory(a, x)
+    (a,) = kept_tables(store, 5, (("x", (4,), np.float64),))
+    assert store["x"].shape == (6, 4) and a.shape == (5, 4)
+    (a,) = kept_tables(store, 9, (("x", (4,), np.float64),))
+    assert store["x"].shape == (12, 4)
+    (a,) = kept_tables(store, 2, (("x", (5,), np.float64),))
+    assert store["x"].shape == (2, 5)
+    (a,) = kept_tables(store, 2, (("x", (5,), np.int8),))
+    assert store["x"].dtype == np.int8
 
 
 @pytest.mark.parametrize("params", [{"missing": "surrogate"}, {"missing": "fractional"},
