@@ -520,20 +520,18 @@ def _hist_batch_rows(prep, row_weights, scratch):
     (:class:`fastdt._hist.HistSplitter`). Arrays made afresh for every batch, and the
     temporaries that joined them, were a forest's largest share of fresh memory, whose
     first touches cost (docs/benchmarks.md); the splitter partitions these in place."""
+    from ._grow import kept_tables
     from ._hist import row_dtype
 
-    n = prep.target.shape[0]
-    cap = n * len(row_weights)
-    bufs = None if scratch is None else scratch.get("hist_rows")
-    if bufs is None or bufs[0].shape[0] < cap or bufs[1].dtype != prep.target.dtype:
-        dtype = row_dtype(prep.dataset.codes.shape[1])
-        width = 1 if prep.is_clf else 3
-        bufs = (np.empty(cap, dtype=dtype), np.empty(cap, dtype=prep.target.dtype),
-                np.empty(cap), (np.empty(cap, dtype=dtype), np.empty(cap, dtype=np.int32),
-                                np.empty(cap * width)))
-        if scratch is not None:
-            scratch["hist_rows"] = bufs
-    rows, target, w, spare = bufs
+    cap = prep.target.shape[0] * len(row_weights)
+    kept = {} if scratch is None else scratch.setdefault("hist_rows", {})
+    dtype = row_dtype(prep.dataset.codes.shape[1])
+    rows, target, w, spare_rows, spare_ycode = kept_tables(kept, cap, (
+        ("rows", (), dtype), ("target", (), prep.target.dtype), ("weights", (), np.float64),
+        ("spare_rows", (), dtype), ("spare_ycode", (), np.int32)))
+    (spare_rstat,) = kept_tables(kept, cap * (1 if prep.is_clf else 3),
+                                 (("spare_rstat", (), np.float64),))
+    spare = (spare_rows, spare_ycode, spare_rstat)
     starts = np.zeros(len(row_weights) + 1, dtype=np.int64)
     for b, rw in enumerate(row_weights):  # one tree's arrays at a time: small temporaries
         tree_rows, tree_target, tree_w = _hist_rows(prep, rw)
