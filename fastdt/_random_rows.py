@@ -31,7 +31,7 @@ import numpy as np
 from ._config import ABSOLUTE_ERROR, FEATURE_THRESHOLD
 from ._criteria import NO_REG, monotone_ok, score_candidate
 from ._grow import Splits, pool_of
-from ._jit import INLINE, JIT
+from ._jit import INLINE, JIT, NOREF
 from ._parallel import run
 from ._sampling import next_feature, random_threshold, start_order, uniform_draw, \
     visited_enough
@@ -55,43 +55,93 @@ def usable(prep):
 
 
 @INLINE
+def _gather_range(src, n_node, xf, XP, order, a, f):
+    """``xf[:n_node]`` = the values of feature ``f`` of the node at positions ``a ...``,
+    as float64, with their range and the number of NaN: ``(lo, hi, n_miss)``. ``src``
+    (a constant where inlined): 0, ``XP`` holds the values at the positions; 1, it is
+    the rows of X, read at the rows ``order`` gives; 2, the columns of X (``XP[f, row]``).
+
+    The range is kept in four pairs of accumulators, each row taking its turn: one pair
+    is a chain of dependent minima and maxima, a few cycles a row, which four overlap.
+    A NaN fails both comparisons, so it is skipped without a branch. (The minimum of
+    the same values in another order is the same value; only ``-0.0`` against ``0.0``
+    may come out either way, which no comparison with a threshold tells apart.)"""
+    lo0 = lo1 = lo2 = lo3 = np.inf
+    hi0 = hi1 = hi2 = hi3 = -np.inf
+    n_miss = np.int64(0)
+    end4 = n_node - n_node % 4
+    for i in range(0, end4, 4):
+        q = np.uint64(i)
+        x0 = _value(src, XP, order, a, q, f)
+        x1 = _value(src, XP, order, a, q + np.uint64(1), f)
+        x2 = _value(src, XP, order, a, q + np.uint64(2), f)
+        x3 = _value(src, XP, order, a, q + np.uint64(3), f)
+        xf[q] = x0
+        xf[q + np.uint64(1)] = x1
+        xf[q + np.uint64(2)] = x2
+        xf[q + np.uint64(3)] = x3
+        n_miss += (np.int64(x0 != x0) + np.int64(x1 != x1)) + (np.int64(x2 != x2)
+                                                              + np.int64(x3 != x3))
+        lo0 = x0 if x0 < lo0 else lo0
+        hi0 = x0 if x0 > hi0 else hi0
+        lo1 = x1 if x1 < lo1 else lo1
+        hi1 = x1 if x1 > hi1 else hi1
+        lo2 = x2 if x2 < lo2 else lo2
+        hi2 = x2 if x2 > hi2 else hi2
+        lo3 = x3 if x3 < lo3 else lo3
+        hi3 = x3 if x3 > hi3 else hi3
+    for i in range(end4, n_node):
+        q = np.uint64(i)
+        x0 = _value(src, XP, order, a, q, f)
+        xf[q] = x0
+        n_miss += np.int64(x0 != x0)
+        lo0 = x0 if x0 < lo0 else lo0
+        hi0 = x0 if x0 > hi0 else hi0
+    lo0 = lo1 if lo1 < lo0 else lo0
+    lo2 = lo3 if lo3 < lo2 else lo2
+    hi0 = hi1 if hi1 > hi0 else hi0
+    hi2 = hi3 if hi3 > hi2 else hi2
+    return (lo2 if lo2 < lo0 else lo0), (hi2 if hi2 > hi0 else hi0), n_miss
+
+
+@INLINE
+def _value(src, XP, order, a, q, f):
+    """Value ``q`` (unsigned) of the node at positions ``a ...`` (:func:`_gather_range`)."""
+    p = np.uint64(a) + q
+    if src == 0:
+        return np.float64(XP[p, f])
+    if src == 1:
+        return np.float64(XP[np.uint64(order[p]), f])
+    return np.float64(XP[f, np.uint64(order[p])])
+
+
+@INLINE
 def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, crit, total,
                   w_node, imp_node, msl, mwl, u_thr, u_side, mono, lower, upper, left, work,
                   miss, xf):
     """One random split of the node's rows ``order[a:b]`` on feature ``f`` (``yk``,
     ``wk``: their targets and weights, copied once per node; ``xf``: scratch for their
     values, gathered here from ``XT`` or ``XR``, or read from ``XP`` for a node of fewer
-    than ``small`` rows, so that the second pass reads memory in order): as
-    :func:`fastdt._exact_scan._scan_random`. Returns ``(proxy, n_left, threshold,
-    non_constant, missing_left)``.
+    than ``small`` rows, so that the second pass reads memory in order,
+    :func:`_gather_range`): as :func:`fastdt._exact_scan._scan_random`. Returns
+    ``(proxy, n_left, threshold, non_constant, missing_left)``.
 
     Inlined into :func:`split_nodes`, which calls it for every feature a node visits: a
     call cost about 0.1 us (a dozen arrays passed with their reference counts), as much
     as scanning a few dozen rows, and the nodes of deep trees hold a few dozen rows
     (the kernel of extra trees on Adult about 7% faster; about 1 s more to compile)."""
-    lo = np.inf
-    hi = -np.inf
-    n_miss = 0
     for c in range(miss.shape[0]):
         miss[c] = 0.0
     w_miss = 0.0
     n_node = b - a
     if n_node < small:  # the node's rows' values are at its positions
-        for i in range(n_node):
-            xf[i] = np.float64(XP[np.uint64(a + i), f])
+        lo, hi, n_miss = _gather_range(0, n_node, xf, XP, order, a, f)
     elif n_node * _SPARSE < XT.shape[1]:
         # the node's rows lie far apart: a row's cache line, fetched from the rows of X
         # for the node's first feature, still holds its other features for the next
-        for i in range(n_node):
-            xf[i] = np.float64(XR[np.uint64(order[a + i]), f])
+        lo, hi, n_miss = _gather_range(1, n_node, xf, XR, order, a, f)
     else:  # dense: the node streams through the feature's column
-        for i in range(n_node):
-            xf[i] = np.float64(XT[f, np.uint64(order[a + i])])
-    for i in range(n_node):  # no branch: a NaN fails both comparisons of min and max
-        x = xf[i]
-        n_miss += np.int64(x != x)
-        lo = min(lo, x)
-        hi = max(hi, x)
+        lo, hi, n_miss = _gather_range(2, n_node, xf, XT, order, a, f)
     if n_miss:  # the missing rows' statistics, in the rows' order
         for i in range(n_node):
             if xf[i] != xf[i]:
@@ -118,9 +168,10 @@ def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, c
         c = 0
         c1 = 0
         for i in range(n_node):
-            on = np.int64(xf[i] <= thr)  # NaN compares False
+            q = np.uint64(i)
+            on = np.int64(xf[q] <= thr)  # NaN compares False
             c += on
-            c1 += on & np.int64(yk[i] != 0.0)
+            c1 += on & np.int64(yk[q] != 0.0)
         left[0] += c - c1
         left[1] += c1
         wl += c
@@ -169,16 +220,19 @@ def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, 
     ``order`` partitioned, stably, left child's rows first, with the targets and weights
     by position ``yp``, ``wp`` (``wp`` empty: all 1) and the values ``XP`` of the nodes of
     fewer than ``small`` rows (:func:`_split_rows`); the values of the winning feature
-    are still at hand, so no row is read again."""
+    are still at hand, so no row is read again.
+
+    This function makes the scratch; :func:`_split_range` runs the loop, compiled without
+    reference counting: numba otherwise counts a reference for every array passed to
+    :func:`_split_rows` and every view (``stats[k]``), per node (about 4% of a forest
+    of extra trees in ``NRT_incref`` and ``NRT_decref``)."""
     weighted = wp.shape[0] > 0
     n_stats = stats.shape[1]
     left = np.empty(n_stats)
     work = np.empty(n_stats)
     miss = np.zeros(max(n_stats, 2))
-    n_pool = pool.shape[0]
-    perm = np.empty(n_pool, dtype=np.int64)
+    perm = np.empty(pool.shape[0], dtype=np.int64)
     state = np.empty(1, dtype=np.uint64)
-    every = max_features >= n_pool
     most = 0
     for k in range(lo, hi):
         most = max(most, ends[k] - starts[k])
@@ -191,6 +245,23 @@ def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, 
     right_w = np.empty(most if weighted else 0)
     right_x = np.empty((min(most, small), XP.shape[1]), dtype=XP.dtype)
     draws = np.zeros(2)
+    _split_range(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, crit, msl,
+                 mwl, stats, w_node, imp, rseed, fseed, max_features, pool, mono, bounds,
+                 out_feat, out_thr, out_mgl, lst, rst, n_left, n_right,
+                 (left, work, miss, perm, state, yk, wk, xf, xb, right, right_y, right_w,
+                  right_x, draws))
+
+
+@NOREF
+def _split_range(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, crit, msl,
+                 mwl, stats, w_node, imp, rseed, fseed, max_features, pool, mono, bounds,
+                 out_feat, out_thr, out_mgl, lst, rst, n_left, n_right, scratch):
+    """The loop of :func:`split_nodes` over its nodes, with its ``scratch``."""
+    left, work, miss, perm, state, yk, wk, xf, xb, right, right_y, right_w, right_x, draws = \
+        scratch
+    weighted = wp.shape[0] > 0
+    n_pool = pool.shape[0]
+    every = max_features >= n_pool
     for k in range(lo, hi):
         a = starts[k]
         n_node = ends[k] - a
@@ -237,50 +308,45 @@ def split_nodes(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf, 
                         right_y, right_w, right_x)
 
 
-@JIT
-def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, yk, wk,
-                weighted, is_clf, crit, lst, rst, k, n_left, n_right, right, right_y, right_w,
-                right_x):
-    """Split node ``k``'s rows ``order[a:a + n_node]`` of values ``xb`` at ``thr`` (a
-    missing value left when ``missing_left``): both children's statistics, in the
-    rows' order, and the stable partition of the range, and of the rows' targets and
-    weights ``yp``, ``wp`` (``yk``, ``wk``: the node's, before it). A node of fewer than
-    ``small`` rows moves its rows' values ``XP`` with them; a larger one gathers them
-    (from ``XR``) for each child of fewer.
+@INLINE
+def _partition(counted, binary, weighted, moved, XP, order, yp, wp, a, n_node, xb, thr,
+               missing_left, yk, wk, is_clf, crit, lst, rst, k, right, right_y, right_w,
+               right_x):
+    """The loop of :func:`_split_rows` over the node's rows: each row's id, target, weight
+    (and values ``XP``, when ``moved``) to its side, the left ones in place and the right
+    ones to the scratch ``right*``, and the children's sums (``counted``: the class-1 rows
+    ``n1`` and those going left ``n1l``; ``binary``: the four float sums; otherwise added
+    to ``lst[k]``, ``rst[k]``). Returns ``(nl, nr, n1, n1l, l0, l1, r0, r1)``.
 
-    The side of a row is unpredictable, so the loop branches on it only to move a row of
-    ``XP``: a row's id, target and weight are written to both places (the left part of
-    the range, in place, and the right's scratch) and the counters pick, and a binary
-    classification keeps its four sums in registers, a row adding zero to the side it
-    does not go to (the same sums, bit for bit, as adding it to its own side only)."""
-    moved = n_node < small
+    The flags are constants where :func:`_split_rows` inlines it, so that each copy of the
+    loop holds only its case's steps (the loop with every case in it tested its flags in
+    memory at every row), and positions are unsigned (no test for a negative index)."""
     n_cols = XP.shape[1]
-    binary = is_clf and lst.shape[1] == 2
-    counted = binary and not weighted  # unit weights: the class sums are counts
-    n1 = 0  # counted: the rows of class 1, and those of them going left
+    n1 = 0
     n1l = 0
     l0 = 0.0
     l1 = 0.0
     r0 = 0.0
     r1 = 0.0
-    if not binary:
-        lst[k, :] = 0.0
-        rst[k, :] = 0.0
     nl = 0
     nr = 0
+    base = np.uint64(a)
     for i in range(n_node):
-        x = xb[i]
+        q = np.uint64(i)
+        x = xb[q]
         go = (x <= thr) if x == x else missing_left
-        wi = wk[i] if weighted else 1.0
-        yv = yk[i]
-        row = order[a + i]
-        order[a + nl] = row  # forward: position a + nl is at most a + i
-        right[nr] = row
-        yp[a + nl] = yv
-        right_y[nr] = yv
+        wi = wk[q] if weighted else 1.0
+        yv = yk[q]
+        at = base + np.uint64(nl)  # forward: position a + nl is at most a + i
+        to = np.uint64(nr)
+        row = order[base + q]
+        order[at] = row
+        right[to] = row
+        yp[at] = yv
+        right_y[to] = yv
         if weighted:
-            wp[a + nl] = wi
-            right_w[nr] = wi
+            wp[at] = wi
+            right_w[to] = wi
         g = np.int64(go)
         if counted:  # integers: no chain of float additions (exact either way)
             y1 = np.int64(yv != 0.0)
@@ -300,12 +366,50 @@ def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, 
         if moved:
             if go:
                 for c in range(n_cols):
-                    XP[np.uint64(a + nl), c] = XP[np.uint64(a + i), c]
+                    XP[at, c] = XP[base + q, c]
             else:
                 for c in range(n_cols):
-                    right_x[np.uint64(nr), c] = XP[np.uint64(a + i), c]
+                    right_x[to, c] = XP[base + q, c]
         nl += g
         nr += 1 - g
+    return nl, nr, n1, n1l, l0, l1, r0, r1
+
+
+@NOREF
+def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, yk, wk,
+                weighted, is_clf, crit, lst, rst, k, n_left, n_right, right, right_y, right_w,
+                right_x):
+    """Split node ``k``'s rows ``order[a:a + n_node]`` of values ``xb`` at ``thr`` (a
+    missing value left when ``missing_left``): both children's statistics, in the
+    rows' order, and the stable partition of the range, and of the rows' targets and
+    weights ``yp``, ``wp`` (``yk``, ``wk``: the node's, before it). A node of fewer than
+    ``small`` rows moves its rows' values ``XP`` with them; a larger one gathers them
+    (from ``XR``) for each child of fewer.
+
+    The side of a row is unpredictable, so the loop branches on it only to move a row of
+    ``XP``: a row's id, target and weight are written to both places (the left part of
+    the range, in place, and the right's scratch) and the counters pick, and a binary
+    classification keeps its four sums in registers, a row adding zero to the side it
+    does not go to (the same sums, bit for bit, as adding it to its own side only)."""
+    moved = n_node < small
+    n_cols = XP.shape[1]
+    binary = is_clf and lst.shape[1] == 2
+    counted = binary and not weighted  # unit weights: the class sums are counts
+    if not binary:
+        lst[k, :] = 0.0
+        rst[k, :] = 0.0
+    if counted and moved:  # the common case, compiled as a loop of its own
+        nl, nr, n1, n1l, l0, l1, r0, r1 = _partition(
+            True, True, False, True, XP, order, yp, wp, a, n_node, xb, thr, missing_left,
+            yk, wk, is_clf, crit, lst, rst, k, right, right_y, right_w, right_x)
+    elif counted:
+        nl, nr, n1, n1l, l0, l1, r0, r1 = _partition(
+            True, True, False, False, XP, order, yp, wp, a, n_node, xb, thr, missing_left,
+            yk, wk, is_clf, crit, lst, rst, k, right, right_y, right_w, right_x)
+    else:
+        nl, nr, n1, n1l, l0, l1, r0, r1 = _partition(
+            False, binary, weighted, moved, XP, order, yp, wp, a, n_node, xb, thr,
+            missing_left, yk, wk, is_clf, crit, lst, rst, k, right, right_y, right_w, right_x)
     if counted:
         l0 = np.float64(nl - n1l)
         l1 = np.float64(n1l)
@@ -316,14 +420,16 @@ def _split_rows(XR, XP, small, order, yp, wp, a, n_node, xb, thr, missing_left, 
         lst[k, 1] = l1
         rst[k, 0] = r0
         rst[k, 1] = r1
+    at = np.uint64(a + nl)  # the right child's first position
     for i in range(nr):
-        order[a + nl + i] = right[i]
-        yp[a + nl + i] = right_y[i]
+        q = np.uint64(i)
+        order[at + q] = right[q]
+        yp[at + q] = right_y[q]
         if weighted:
-            wp[a + nl + i] = right_w[i]
+            wp[at + q] = right_w[q]
         if moved:
             for c in range(n_cols):
-                XP[np.uint64(a + nl + i), c] = right_x[np.uint64(i), c]
+                XP[at + q, c] = right_x[q, c]
     if not moved:  # the children of fewer rows gather theirs (left ones come first)
         for p in range(a if nl < small else a + nl, a + n_node if nr < small else a + nl):
             row = np.uint64(order[p])
