@@ -304,9 +304,10 @@ def _partition(counted, binary, weighted, moved, XP, order, yp, wp, a, n_node, x
     ``n1`` and those going left ``n1l``; ``binary``: the four float sums; otherwise added
     to ``lst[k]``, ``rst[k]``). Returns ``(nl, nr, n1, n1l, l0, l1, r0, r1)``.
 
-    The flags are constants where :func:`_split_rows` inlines it, so that each copy of the
-    loop holds only its case's steps (the loop with every case in it tested its flags in
-    memory at every row), and positions are unsigned (no test for a negative index)."""
+    :func:`_split_rows` inlines it twice: once with the flags of the common case as
+    constants, a copy of the loop holding only that case's steps (the loop with every
+    case in it tested its flags in memory at every row), and once with the flags as they
+    come. Positions are unsigned (no test for a negative index)."""
     n_cols = XP.shape[1]
     n1 = 0
     n1l = 0
