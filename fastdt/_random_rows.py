@@ -108,7 +108,7 @@ def _random_split(XT, XR, XP, small, order, a, b, f, yk, wk, weighted, is_clf, c
     :func:`_range4`): as :func:`fastdt._exact_scan._scan_random`. Returns
     ``(proxy, n_left, threshold, non_constant, missing_left)``.
 
-    Inlined into :func:`split_nodes`, which calls it for every feature a node visits: a
+    Inlined into :func:`_split_range`, which calls it for every feature a node visits: a
     call cost about 0.1 us (a dozen arrays passed with their reference counts), as much
     as scanning a few dozen rows, and the nodes of deep trees hold a few dozen rows
     (the kernel of extra trees on Adult about 7% faster; about 1 s more to compile)."""
