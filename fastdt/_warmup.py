@@ -87,6 +87,7 @@ def _exact():
         # (fastdt._exact_codes, from MIN_ROWS rows on), with and without missing values
         Xi, yi, _ = _data(dtype, n=MIN_ROWS)
         Xi = np.round(Xi * 3)
+        Xi[:, 0] *= 1000  # few values in a wide span: coded by their ranks
         fastdt.fit(Xi, yi, max_depth=3)
         fastdt.fit(Xi, yi, max_depth=3, criterion="entropy")
         fastdt.fit(_with_holes(Xi, rng), yi, max_depth=3)

@@ -34,15 +34,20 @@ def _coded(X, y, sample_weight=None, **params):
     return _engine.assemble(prep, _engine.grow(prep, copy=False)), prep
 
 
-def _table(seed, n=1500, nan=0.0, dtype=np.float64, all_integer=False):
+def _table(seed, n=1500, nan=0.0, dtype=np.float64, all_integer=False, ranked=False):
     """Integer columns of 2, 7, 40 and 255 values (one shifted, one negative), a
-    continuous one, and a label that depends on them with noise."""
+    continuous one, and a label that depends on them with noise. ``ranked``: and a
+    column of 60 integers spread from -700,000 to 2,800,000 (coded by rank)."""
     rng = np.random.default_rng(seed)
     cols = [rng.integers(0, 2, n), rng.integers(3, 10, n), rng.integers(-20, 20, n),
             rng.integers(1000, 1255, n)]
     cols.append(rng.integers(0, 300, n) if all_integer else rng.normal(size=n))
+    if ranked:
+        cols.append(rng.choice(rng.integers(-700_000, 2_800_000, 60), n))
     X = np.column_stack(cols).astype(dtype)
     score = X[:, 0] + (X[:, 1] > 6) + X[:, 2] / 10 + (X[:, 3] > 1100) + rng.normal(size=n)
+    if ranked:
+        score += X[:, 5] / 1e6
     y = np.digitize(score, np.quantile(score, [0.4, 0.7]))
     if nan:
         X[rng.random(X.shape) < nan] = np.nan
@@ -59,14 +64,17 @@ def _table(seed, n=1500, nan=0.0, dtype=np.float64, all_integer=False):
     {"min_impurity_decrease": 0.001},
     {"ccp_alpha": 0.002},
 ])
-@pytest.mark.parametrize("case", ["binary", "multiclass", "nan", "float32", "all_integer"])
+@pytest.mark.parametrize("case", ["binary", "multiclass", "nan", "float32", "all_integer",
+                                  "ranked", "ranked_nan_float32"])
 def test_coded_features_grow_the_presorted_tree(params, case):
-    X, y = _table(1, nan=0.1 if case == "nan" else 0.0,
-                  dtype=np.float32 if case == "float32" else np.float64,
-                  all_integer=case == "all_integer")
+    X, y = _table(1, nan=0.1 if "nan" in case else 0.0,
+                  dtype=np.float32 if "float32" in case else np.float64,
+                  all_integer=case == "all_integer", ranked="ranked" in case)
     if case != "multiclass":
         y = (y > 0).astype(np.int64)
-    assert _engine.prepare(X, y, None, params, code_features=True).coded is not None
+    coded = _engine.prepare(X, y, None, params, code_features=True).coded
+    assert coded is not None
+    assert (5 in coded[0]) == ("ranked" in case)
     tree = fastdt.fit(X, y, **params)
     plain = _plain(X, y, **params)
     if params.get("ccp_alpha"):
@@ -90,28 +98,39 @@ def test_which_columns_are_coded():
     n = 400
     X = np.column_stack([
         rng.integers(0, 255, n),         # 255 values: coded
-        rng.integers(0, 256, n),         # 256: too many
-        rng.integers(0, 3, n) * 1000,    # 3 distinct values, but a span of 2001
+        rng.permutation(np.resize(np.arange(256), n)),  # 256: too many
+        rng.integers(0, 3, n) * 1000,    # 3 distinct values, a span of 2001: by rank
         rng.integers(0, 5, n) + 0.5,     # not integers
         np.full(n, np.nan),              # nothing present
         rng.integers(-3, 3, n),          # coded
         np.full(n, 4.0),                 # constant: coded (one value)
+        rng.permutation(np.resize(np.arange(255) * 7 - 900, n)),  # 255 values: by rank
+        rng.permutation(np.resize(np.arange(256) * 7 - 900, n)),  # 256: too many
     ]).astype(np.float64)
     X[::7, 0] = np.nan
-    cols, codes, n_bins, lo, hi = _exact_codes.integer_columns(X, np.zeros(7, np.int32))
-    assert cols.tolist() == [0, 5, 6]
-    assert n_bins.tolist() == [np.nanmax(X[:, 0]) - np.nanmin(X[:, 0]) + 1, 6, 1]
+    X[::5, 2] = np.nan
+    cols, codes, n_bins, lo, hi = _exact_codes.integer_columns(X, np.zeros(9, np.int32))
+    assert cols.tolist() == [0, 2, 5, 6, 7]
+    assert n_bins.tolist() == [np.nanmax(X[:, 0]) - np.nanmin(X[:, 0]) + 1, 3, 6, 1, 255]
     present = ~np.isnan(X[:, 0])
     assert np.array_equal(codes[0, present], X[present, 0] - np.nanmin(X[:, 0]))
     assert np.all(codes[0, ~present] == n_bins[0])  # missing: the bin after the values
     assert np.array_equal(lo, hi)
-    assert lo[1, :6].tolist() == list(range(-3, 3)) and np.all(np.isinf(lo[1, 6:]))
-    # a categorical column is never coded; all coded: one stays in the layout
-    cats = np.zeros(7, np.int32)
+    assert lo[2, :6].tolist() == list(range(-3, 3)) and np.all(np.isinf(lo[2, 6:]))
+    # by rank: the bins hold the column's distinct values, sorted
+    for j, c in ((1, 2), (4, 7)):
+        present = ~np.isnan(X[:, c])
+        assert np.array_equal(lo[j, :n_bins[j]], np.unique(X[present, c]))
+        assert np.all(np.isinf(lo[j, n_bins[j]:]))
+        assert np.array_equal(lo[j][codes[j, present]], X[present, c])
+        assert np.all(codes[j, ~present] == n_bins[j])
+    # a categorical column is never coded; all coded: the one of most values stays in
+    # the layout
+    cats = np.zeros(9, np.int32)
     cats[5] = 6
-    assert _exact_codes.integer_columns(X, cats)[0].tolist() == [0, 6]
-    Xi = X[:, [0, 5, 6]]
-    assert _exact_codes.integer_columns(Xi, np.zeros(3, np.int32))[0].tolist() == [1, 2]
+    assert _exact_codes.integer_columns(X, cats)[0].tolist() == [0, 2, 6, 7]
+    Xi = X[:, [0, 5, 6, 2]]
+    assert _exact_codes.integer_columns(Xi, np.zeros(4, np.int32))[0].tolist() == [1, 2, 3]
     assert _exact_codes.integer_columns(Xi[:, :1], np.zeros(1, np.int32)) is None
 
 
@@ -142,16 +161,19 @@ def test_columns_judged_on_every_row_not_the_first(threads, monkeypatch):
     monkeypatch.setattr(_parallel, "SERIAL_WORK", 1 if threads == 2 else 10**12)
     rng = np.random.default_rng(1)
     n, first = 6000, _exact_codes._PEEK
-    X = np.column_stack([rng.integers(0, 9, n) for _ in range(5)]).astype(np.float32)
-    X[first + 100, 0] = 300.0       # wide after the first rows
+    X = np.column_stack([rng.integers(0, 9, n) for _ in range(6)]).astype(np.float32)
+    X[first:first + 300, 0] = np.arange(300) * 2 + 10  # many values after the first rows
     X[n - 1, 1] = 2.5               # a fraction in the last row
     X[:first, 2] = np.nan           # nothing present in the first rows
     X[first:, 3] = 0.0              # constant after them
-    X[n - 1, 4] = -250.0            # a span of 259, in the last row
-    cols, codes, n_bins, lo, _ = _exact_codes.integer_columns(X, np.zeros(5, np.int32))
-    assert cols.tolist() == [2, 3]
-    assert n_bins.tolist() == [9, 9]
+    X[n - 1, 4] = -250.0            # a span of 259, in the last row: coded by rank
+    X[n - 300:, 5] = np.arange(300) + 9  # 309 values in a span of 309, in the last rows
+    cols, codes, n_bins, lo, _ = _exact_codes.integer_columns(X, np.zeros(6, np.int32))
+    assert cols.tolist() == [2, 3, 4]
+    assert n_bins.tolist() == [9, 9, 10]
     assert np.all(codes[0, :first] == 9) and np.array_equal(codes[0, first:], X[first:, 2])
+    assert lo[2, :10].tolist() == [-250] + list(range(9))
+    assert np.array_equal(lo[2][codes[2]], X[:, 4])
 
 
 @pytest.mark.parametrize("params", [

@@ -365,3 +365,24 @@ def test_common_labels_are_not_sorted(name, monkeypatch):
     monkeypatch.undo()
     assert_same_array(classes, want[0])
     assert_same_array(codes, want[1])
+
+
+def test_string_labels_take_one_pass(monkeypatch):
+    """Labels that are all ``str`` (``np.str_`` among them) go through pandas' string hash
+    table itself, never :func:`pandas.factorize` (which checks every label's type first);
+    other object labels still do, with the same results."""
+    y = _obj(["yes", np.str_("no"), "yes", "maybe"] * 25)
+    want = reference_check_y_classification(y, len(y))
+
+    def no_factorize(*args, **kwargs):
+        raise AssertionError("pd.factorize was called")
+
+    monkeypatch.setattr(pd, "factorize", no_factorize)
+    classes, codes = _input.check_y_classification(y, len(y))
+    monkeypatch.undo()
+    assert_same_array(classes, want[0])
+    assert_same_array(codes, want[1])
+    ints = _obj([3, 1, 3])
+    assert _input._string_labels(ints) is None  # not strings: pd.factorize's
+    assert_same_array(_input.check_y_classification(ints, 3)[1],
+                      reference_check_y_classification(ints, 3)[1])
