@@ -24,7 +24,7 @@ this path is taken only where every sum is a count (classification, every weight
 ``missing="learn"``, level-wise growth, every feature scanned; :func:`codable`), so the
 order in which the histogram adds them up cannot change a bit of any score; and only
 from :data:`MIN_ROWS` rows on, and for trees deeper than :data:`MAX_DEPTH` from
-:data:`DEEP_ROWS`, where it pays.
+:data:`DEEP_ROWS` or on one thread, where it pays.
 """
 
 import numpy as np
@@ -51,10 +51,15 @@ _EXACT = 2.0**52
 #: saved: on Adult's integer columns, depth 8, coding was slower up to 3,000 rows on one
 #: thread and 10,000 on two, faster from 10,000 and 26,000 (docs/engine.md).
 MIN_ROWS = 20_000
-#: Deeper trees code only from :data:`DEEP_ROWS` rows: the many small nodes of their deep
-#: levels each scan every coded feature's bins, and each level costs the coded scan's
-#: fixed work once more. Depth unlimited, 2 threads: Adult's 26,048 rows took 110 ms
-#: coded against 87 presorted; 200,000 rows of 14 integer columns 470 against 534.
+#: Deeper trees code only from :data:`DEEP_ROWS` rows, or on one thread (:func:`codable`):
+#: the many small nodes of their deep levels each scan every coded feature's bins, and
+#: each level costs the coded scan's fixed work once more, while on two threads the
+#: presorted layout's scan shares every feature's rows between them (the layout's one or
+#: two features left, coded fits scan alone). Depth unlimited, Adult's 20,838 rows of a
+#: cross-validation fold, coded against presorted (in turns, 2026-11-29, after
+#: ``min_samples_leaf`` 1, 5, 20): 0.83, 0.76, 0.66 of the time on one thread; 1.05,
+#: 0.96, 0.82 on two; synthetic tables of 4 to 14 integer columns among 9 to 14, one
+#: thread: 0.85-0.96.
 MAX_DEPTH = 16
 DEEP_ROWS = 100_000
 #: Rows read first to rule out columns.
@@ -288,12 +293,20 @@ def integer_columns(X, n_categories):
     return cols, codes, n_bins, values, values  # each bin holds one value: lo = hi
 
 
+def fit_threads():
+    """The threads a fit runs on (numba's number: ``NUMBA_NUM_THREADS``, which joblib
+    sets to 1 in the workers of a ``GridSearchCV(n_jobs=-1)``)."""
+    import numba
+
+    return numba.get_num_threads()
+
+
 def codable(prep):
     """Whether the exact fit ``prep`` can code features (module docstring)."""
     lim = prep.limits
     n = 0 if prep.X is None else prep.X.shape[0]
     return (prep.splitter == "best" and n >= MIN_ROWS
-            and (lim["max_depth"] <= MAX_DEPTH or n >= DEEP_ROWS)
+            and (lim["max_depth"] <= MAX_DEPTH or n >= DEEP_ROWS or fit_threads() == 1)
             and prep.is_clf and prep.weights is None
             and prep.mode == 0 and prep.ymul is None and prep.mono is None
             and lim["max_leaf_nodes"] <= 0

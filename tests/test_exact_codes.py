@@ -136,11 +136,12 @@ def test_which_columns_are_coded():
 
 def test_small_tables_and_deep_trees_are_not_coded(monkeypatch):
     """Coding starts at ``MIN_ROWS`` rows (below, its fixed cost per level dominates),
-    and for trees deeper than ``MAX_DEPTH`` at ``DEEP_ROWS``."""
+    and for trees deeper than ``MAX_DEPTH`` at ``DEEP_ROWS``, or on one thread."""
     X, y = _table(3)
     n = X.shape[0]
     monkeypatch.setattr(_exact_codes, "MIN_ROWS", n)
     monkeypatch.setattr(_exact_codes, "DEEP_ROWS", n + 1)
+    monkeypatch.setattr(_exact_codes, "fit_threads", lambda: 2)
 
     def coded(rows, **params):
         return _engine.prepare(X[:rows], y[:rows], None, params,
@@ -149,6 +150,9 @@ def test_small_tables_and_deep_trees_are_not_coded(monkeypatch):
     deepest = _exact_codes.MAX_DEPTH
     assert coded(n, max_depth=deepest) and not coded(n - 1, max_depth=deepest)
     assert not coded(n, max_depth=deepest + 1) and not coded(n)  # max_depth None
+    monkeypatch.setattr(_exact_codes, "fit_threads", lambda: 1)
+    assert coded(n, max_depth=deepest + 1) and coded(n) and not coded(n - 1)
+    monkeypatch.setattr(_exact_codes, "fit_threads", lambda: 2)
     monkeypatch.setattr(_exact_codes, "DEEP_ROWS", n)
     assert coded(n, max_depth=deepest + 1) and coded(n)
 
