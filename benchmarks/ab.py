@@ -36,6 +36,9 @@ datasets, which ``FASTDT_DATASETS`` or ``../shared/datasets`` locates):
 ``extra-trees``    the same with ``splitter="random"``, no bootstrap
                    (``--data forests``: the synthetic cases on ``compare.py``'s forests
                    table instead, whose trees are about twice as deep)
+``adult-frame``    ``DecisionTreeClassifier(max_depth=8)`` on Adult's raw training frame
+                   (``fastdt.datasets.load_adult_frame``: 32,561 rows, 8 categorical
+                   columns with missing values)
 ``adult-forest``   ``RandomForestClassifier``, ``--trees`` trees (10), on Adult as users
                    have it (deep trees of a medium table: the driver and the partitions)
 =================  ===================================================================
@@ -56,8 +59,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-CASES = ("adult", "titanic-boost", "boosting", "forest-hist", "forest-best", "extra-trees",
-         "adult-forest")
+CASES = ("adult", "adult-frame", "titanic-boost", "boosting", "forest-hist", "forest-best",
+         "extra-trees", "adult-forest")
 
 
 def _package(version, name, root):
@@ -96,6 +99,11 @@ def _data(case, args):
 
         X, y = adult_as_it_comes()
         return X, y, X
+    if case == "adult-frame":
+        from fastdt.datasets import load_adult_frame
+
+        X, y, X_test, _ = load_adult_frame()
+        return X, y, X_test
     if case == "titanic-boost":
         from fastdt.datasets import load_titanic_frame
 
@@ -125,7 +133,7 @@ def _fitter(case, args):
           "extra-trees": dict(splitter="random", bootstrap=False)}.get(case)
 
     def fit(m):
-        if case == "adult":
+        if case in ("adult", "adult-frame"):
             return m.DecisionTreeClassifier(max_depth=8).fit(X, y)
         if case == "titanic-boost":
             return m.GradientBoostingClassifier(
@@ -198,7 +206,7 @@ def main(argv=None):
         p.error("--turns must be at least 2")
     mods, names = versions(args.a, args.b)
     fit, predict = _fitter(args.case, args)
-    fits = args.fits or (20 if args.case == "adult" else 1)
+    fits = args.fits or (20 if args.case in ("adult", "adult-frame") else 1)
     t0 = time.perf_counter()
     # compiled or loaded from the caches, the prediction kernels too: not timed
     first = [predict(m, fit(m)) for m in mods]

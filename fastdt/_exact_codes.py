@@ -9,8 +9,8 @@ cuts in the exact splitter's order, with its tie rule. Such a feature needs neit
 sorted row in the presorted layout nor a partition of that row at every level: its
 values are coded once (NaN the bin after the last): ``code = x - min`` when they span at
 most :data:`MAX_VALUES` consecutive numbers, else the value's rank among the column's
-distinct values (:func:`distinct_integers`, :func:`rank_columns`; Adult's capital gains
-and losses, 119 and 92 values between 0 and 99,999). Each open node
+distinct values (:func:`distinct_integers`, :func:`rank_columns`; Adult's capital gains,
+119 values from 0 to 99,999, and losses, 92 from 0 to 4,356). Each open node
 has a histogram of them: kept in a pool between levels (:class:`fastdt._hist.HistPool`), the
 smaller child's built from its rows and the larger's its parent's minus it (exact: the bins
 hold counts), a node of fewer rows than bins built when it is scanned.
