@@ -54,11 +54,11 @@ MIN_ROWS = 20_000
 #: Deeper trees code only from :data:`DEEP_ROWS` rows, or on one thread (:func:`codable`):
 #: the many small nodes of their deep levels each scan every coded feature's bins, and
 #: each level costs the coded scan's fixed work once more, while on two threads the
-#: presorted layout's scan shares every feature's rows between them (the layout's one or
-#: two features left, coded fits scan alone). Depth unlimited, Adult's 20,838 rows of a
-#: cross-validation fold, coded against presorted (in turns, 2026-11-29, after
+#: presorted layout shares every feature's rows between them (a coded fit's layout keeps
+#: one or two features, scanned on one thread). Depth unlimited, Adult's 20,838 rows of
+#: a cross-validation fold, coded against presorted (in turns, 2026-11-29, for
 #: ``min_samples_leaf`` 1, 5, 20): 0.83, 0.76, 0.66 of the time on one thread; 1.05,
-#: 0.96, 0.82 on two; synthetic tables of 4 to 14 integer columns among 9 to 14, one
+#: 0.96, 0.82 on two; synthetic tables of 4 to 10 integer columns among 9 to 14, one
 #: thread: 0.85-0.96.
 MAX_DEPTH = 16
 DEEP_ROWS = 100_000
@@ -294,8 +294,8 @@ def integer_columns(X, n_categories):
 
 
 def fit_threads():
-    """The threads a fit runs on (numba's number: ``NUMBA_NUM_THREADS``, which joblib
-    sets to 1 in the workers of a ``GridSearchCV(n_jobs=-1)``)."""
+    """The threads a fit runs on: numba's number (``NUMBA_NUM_THREADS``, which joblib
+    sets to 1 in its workers when ``n_jobs`` is the number of cores)."""
     import numba
 
     return numba.get_num_threads()
