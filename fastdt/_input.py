@@ -473,6 +473,9 @@ def _string_labels(y):
         uniques, codes = StringHashTable(8).factorize(y)
     except (ImportError, AttributeError, TypeError, ValueError):
         return None
+    if not (isinstance(codes, np.ndarray) and codes.dtype.kind == "i"
+            and codes.shape == y.shape and isinstance(uniques, np.ndarray)):
+        return None  # another pandas' table: not what this expects
     if codes.shape[0] == 0 or codes.min() < 0:
         return None
     return codes, uniques

@@ -386,3 +386,27 @@ def test_string_labels_take_one_pass(monkeypatch):
     assert _input._string_labels(ints) is None  # not strings: pd.factorize's
     assert_same_array(_input.check_y_classification(ints, 3)[1],
                       reference_check_y_classification(ints, 3)[1])
+
+
+@pytest.mark.parametrize("table", ["raises", "swapped"])
+def test_string_labels_without_the_table_they_expect(table, monkeypatch):
+    """A pandas whose string hash table is missing, raises, or answers otherwise: the
+    labels go through pandas.factorize, with the same results."""
+    from pandas._libs import hashtable
+
+    class Other:
+        def __init__(self, size_hint):
+            pass
+
+        def factorize(self, values):
+            if table == "raises":
+                raise TypeError("not this signature")
+            return np.zeros(len(values), dtype=np.intp), np.array(["x"], dtype=object)
+
+    monkeypatch.setattr(hashtable, "StringHashTable", Other)
+    y = _obj(["yes", "no", "yes", "maybe"] * 5)
+    assert _input._string_labels(y) is None
+    want = reference_check_y_classification(y, len(y))
+    classes, codes = _input.check_y_classification(y, len(y))
+    assert_same_array(classes, want[0])
+    assert_same_array(codes, want[1])
