@@ -9,7 +9,7 @@ cuts in the exact splitter's order, with its tie rule. Such a feature needs neit
 sorted row in the presorted layout nor a partition of that row at every level: its
 values are coded once (NaN the bin after the last): ``code = x - min`` when they span at
 most :data:`MAX_VALUES` consecutive numbers, else the value's rank among the column's
-distinct values (:func:`distinct_integers`, :func:`rank_columns`; Adult's capital gains,
+distinct values (:func:`distinct_integers`; Adult's capital gains,
 119 values from 0 to 99,999, and losses, 92 from 0 to 4,356). Each open node
 has a histogram of them: kept in a pool between levels (:class:`fastdt._hist.HistPool`), the
 smaller child's built from its rows and the larger's its parent's minus it (exact: the bins
@@ -40,8 +40,8 @@ from ._parallel import run, run_rows
 #: Most distinct integer values of a coded feature: uint8 codes with one more for the
 #: missing rows.
 MAX_VALUES = 255
-#: Slots of the hash set :func:`distinct_integers` and :func:`rank_columns` keep a
-#: column's distinct values in (a power of two, at least four times MAX_VALUES).
+#: Slots of the hash set :func:`distinct_integers` keeps a column's distinct values in
+#: (a power of two, at least four times MAX_VALUES).
 _SLOTS = 1024
 _SLOT_BITS = 10
 #: Largest magnitude of a coded value: ``x - min`` and ``min + code`` are then exact.
@@ -112,7 +112,7 @@ def column_ranges(cols, X):
 def code_columns(lo, hi, X, cols, low, n_bins, codes):
     """Rows ``[lo, hi)`` of ``codes`` (uint8 [C, n]): ``codes[j, i] = X[i, cols[j]] -
     low[j]``, or ``n_bins[j]`` (the missing bin) where the value is NaN; a column of
-    ``low[j]`` NaN is left alone (coded by rank: :func:`rank_columns`)."""
+    ``low[j]`` NaN is left alone (coded by rank, or not coded)."""
     for i in range(lo, hi):
         for j in range(cols.shape[0]):
             if np.isnan(low[j]):
@@ -135,14 +135,17 @@ def _slot_of(v, keys, used):
 
 
 @JIT
-def distinct_integers(lo, hi, X, cols, out, counts):
+def distinct_integers(lo, hi, X, cols, out, counts, seen):
     """The distinct present values of the whole-number columns ``cols[j]`` of ``X``, for
     ``j`` in ``[lo, hi)`` (a column a task: :func:`fastdt._parallel.run`): ``counts[j]``
-    of them in ``out[j, :counts[j]]``, in the order first seen; ``counts[j]`` is
-    ``out.shape[1] + 1`` when the column has more (the pass stops there)."""
+    of them in ``out[j, :counts[j]]``, in the order first seen, and ``seen[j, i]`` (uint8
+    [C, n]) the index there of row ``i``'s value, :data:`MAX_VALUES` where it is missing;
+    ``counts[j]`` is ``out.shape[1] + 1`` when the column has more (the pass stops there,
+    ``seen[j]`` unfinished)."""
     limit = out.shape[1]
     keys = np.empty(_SLOTS, dtype=np.int64)
     used = np.zeros(_SLOTS, dtype=np.uint8)
+    index = np.empty(_SLOTS, dtype=np.uint8)
     for j in range(lo, hi):
         used[:] = 0
         m = 0
@@ -150,47 +153,21 @@ def distinct_integers(lo, hi, X, cols, out, counts):
         for i in range(X.shape[0]):
             x = np.float64(X[i, col])
             if np.isnan(x):
+                seen[j, i] = MAX_VALUES
                 continue
             v = np.int64(x)
             s = _slot_of(v, keys, used)
-            if used[s]:
-                continue
-            if m == limit:
+            if not used[s]:
+                if m == limit:
+                    m += 1
+                    break
+                used[s] = 1
+                keys[s] = v
+                index[s] = m
+                out[j, m] = x
                 m += 1
-                break
-            used[s] = 1
-            keys[s] = v
-            out[j, m] = x
-            m += 1
+            seen[j, i] = index[s]
         counts[j] = m
-
-
-@JIT
-def rank_columns(lo, hi, X, cols, ranked, values, n_bins, codes):
-    """Codes of the ranked columns ``ranked[t]`` (rows of ``codes``, uint8 [C, n]), for
-    ``t`` in ``[lo, hi)``: each present value's rank among the column's distinct values
-    (``values[j, :n_bins[j]]``, sorted), a missing one ``n_bins[j]``."""
-    keys = np.empty(_SLOTS, dtype=np.int64)
-    used = np.zeros(_SLOTS, dtype=np.uint8)
-    rank = np.empty(_SLOTS, dtype=np.uint8)
-    for t in range(lo, hi):
-        j = ranked[t]
-        used[:] = 0
-        for r in range(n_bins[j]):
-            v = np.int64(values[j, r])
-            s = _slot_of(v, keys, used)
-            used[s] = 1
-            keys[s] = v
-            rank[s] = np.uint8(r)
-        col = cols[j]
-        missing = np.uint8(n_bins[j])
-        codes_j = codes[j]
-        for i in range(X.shape[0]):
-            x = np.float64(X[i, col])
-            if np.isnan(x):
-                codes_j[i] = missing
-            else:
-                codes_j[i] = rank[_slot_of(np.int64(x), keys, used)]
 
 
 @JIT
@@ -225,11 +202,14 @@ def _codable_columns(ranges, n_categories, peek=False):
 
 def _distinct(X, cols):
     """:func:`distinct_integers` of the columns ``cols`` of ``X`` (a column a task on
-    threads): ``(values, counts)``, float64 [C, MAX_VALUES] and int64 [C]."""
+    threads): ``(values, counts, seen)``, float64 [C, MAX_VALUES], int64 [C] and uint8
+    [C, n]."""
     values = np.empty((cols.shape[0], MAX_VALUES))
     counts = np.empty(cols.shape[0], dtype=np.int64)
-    run(distinct_integers, cols.shape[0], X.shape[0] * cols.shape[0], X, cols, values, counts)
-    return values, counts
+    seen = np.empty((cols.shape[0], X.shape[0]), dtype=np.uint8)
+    run(distinct_integers, cols.shape[0], X.shape[0] * cols.shape[0], X, cols, values, counts,
+        seen)
+    return values, counts, seen
 
 
 def integer_columns(X, n_categories):
@@ -263,30 +243,38 @@ def integer_columns(X, n_categories):
     dense, wide = _codable_columns(ranges, n_categories[cols])
     n_bins = np.where(dense, ranges[:, 1] - ranges[:, 0] + 1, 0).astype(np.int32)
     found = np.empty((cols.shape[0], MAX_VALUES))
+    ranks = {}  # the codes of a column coded by rank, by its index in cols
     if wide.any():  # ranked when the whole column has few distinct values
-        w = np.flatnonzero(wide)
-        values_w, counts = _distinct(X, cols[w])
-        few = counts <= MAX_VALUES
-        wide[w[~few]] = False
-        n_bins[w[few]] = counts[few]
-        found[w] = np.sort(np.where(np.arange(MAX_VALUES) < counts[:, None], values_w,
-                                    np.inf), axis=1)
+        values_w, counts, seen = _distinct(X, cols[wide])
+    for t, j in enumerate(np.flatnonzero(wide)):
+        m = counts[t]
+        if m > MAX_VALUES:
+            wide[j] = False
+            continue
+        order = np.argsort(values_w[t, :m])
+        found[j, :m] = values_w[t, order]
+        rank = np.empty(MAX_VALUES + 1, dtype=np.uint8)
+        rank[order] = np.arange(m)
+        rank[MAX_VALUES] = m  # missing: the bin after the values
+        ranks[j] = rank[seen[t]]
+        n_bins[j] = m
     ok = dense | wide
     if ok.all() and cols.shape[0] == n_features:
         # one stays in the layout: its ids give nodes' rows
         ok[np.argmax(n_bins)] = False
-    cols, n_bins, ranked = cols[ok], n_bins[ok], wide[ok]
+    kept = np.flatnonzero(ok)
+    cols, n_bins, ranked = cols[kept], n_bins[kept], wide[kept]
     if not cols.shape[0]:
         return None
-    low = np.where(ranked, np.nan, ranges[ok, 0])  # NaN: coded by rank_columns
+    low = np.where(ranked, np.nan, ranges[kept, 0])  # NaN: coded by rank
     width = int(n_bins.max())
-    values = np.where(ranked[:, None], found[ok, :width], low[:, None] + np.arange(width))
+    values = np.where(ranked[:, None], found[kept, :width], low[:, None] + np.arange(width))
     values[np.arange(width)[None, :] >= n_bins[:, None]] = np.inf
     codes = np.empty((cols.shape[0], n), dtype=np.uint8)
     run(code_columns, n, n * cols.shape[0], X, cols, low, n_bins, codes)
-    if ranked.any():
-        r = np.flatnonzero(ranked)
-        run(rank_columns, r.shape[0], n * r.shape[0], X, cols, r, values, n_bins, codes)
+    for t, j in enumerate(kept):
+        if ranked[t]:
+            codes[t] = ranks[j]
     # read-only, as a Dataset's: the histogram scan then runs on its compiled signature
     for a in (codes, n_bins, values):
         a.flags.writeable = False
