@@ -39,6 +39,12 @@ datasets, which ``FASTDT_DATASETS`` or ``../shared/datasets`` locates):
 ``adult-frame``    ``DecisionTreeClassifier(max_depth=8)`` on Adult's raw training frame
                    (``fastdt.datasets.load_adult_frame``: 32,561 rows, 8 categorical
                    columns with missing values)
+``adult-grid``     the fits of ``compare.py``'s grid search on Adult as users have it:
+                   ``DecisionTreeClassifier`` at its 18 settings on each of 5 folds
+                   (``StratifiedKFold``, as ``GridSearchCV`` cuts them) on numba's
+                   ``--threads`` threads (1: as in joblib's workers, ``n_jobs=2``; 2: as
+                   ``n_jobs=1``); a turn is the 90 fits (deep trees' levels, and each
+                   fit's fixed cost, on 20,838 rows)
 ``adult-forest``   ``RandomForestClassifier``, ``--trees`` trees (10), on Adult as users
                    have it (deep trees of a medium table: the driver and the partitions)
 =================  ===================================================================
@@ -59,7 +65,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-CASES = ("adult", "adult-frame", "titanic-boost", "boosting", "forest-hist", "forest-best",
+CASES = ("adult", "adult-frame", "adult-grid", "titanic-boost", "boosting", "forest-hist", "forest-best",
          "extra-trees", "adult-forest")
 
 
@@ -94,7 +100,7 @@ def _package(version, name, root):
 
 def _data(case, args):
     """``(X, y, X_test)`` of the case."""
-    if case in ("adult", "adult-forest"):
+    if case in ("adult", "adult-forest", "adult-grid"):
         from compare_small import adult_as_it_comes
 
         X, y = adult_as_it_comes()
@@ -132,7 +138,27 @@ def _fitter(case, args):
     kw = {"forest-hist": dict(splitter="hist"), "forest-best": dict(splitter="best"),
           "extra-trees": dict(splitter="random", bootstrap=False)}.get(case)
 
+    if case == "adult-grid":
+        import itertools
+
+        from compare_small import SETTINGS
+        from sklearn.model_selection import StratifiedKFold
+
+        import numba
+
+        numba.set_num_threads(threads)
+        folds = [(X[tr], y[tr]) for tr, _ in StratifiedKFold(5).split(X, y)]
+        # the deepest trees last: the model whose predictions are compared
+        settings = sorted(itertools.product(*SETTINGS.values()),
+                          key=lambda s: (s[0] is None, s[0] or 0, -s[1]))
+
     def fit(m):
+        if case == "adult-grid":
+            for depth, leaf in settings:
+                for Xf, yf in folds:
+                    model = m.DecisionTreeClassifier(max_depth=depth,
+                                                     min_samples_leaf=leaf).fit(Xf, yf)
+            return model
         if case in ("adult", "adult-frame"):
             return m.DecisionTreeClassifier(max_depth=8).fit(X, y)
         if case == "titanic-boost":

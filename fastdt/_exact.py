@@ -23,7 +23,7 @@ from ._exact_scan import (
     assign_copies, gather_in_bag, gather_rows, node_ranks, root_stats, scan_features,
     sort_features, walk_nodes,
 )
-from ._grow import Splits, choose, drawn_scan, kept_tables, node_ranges, take_at
+from ._grow import Splits, choose, drawn_scan, kept_tables, node_ranges, take_flat
 from ._missing import choose_all_surrogates, find_surrogates, resolve_surrogates
 from ._multi import children_multi, root_multi
 from ._criteria import log_criterion, node_weights, reg_criterion
@@ -326,9 +326,10 @@ class ExactSplitter:
         has = np.flatnonzero(feat >= 0)
         sp.feature = feat
         f = feat[has]
-        sp.threshold[has] = take_at(t_thr, has, f)
-        sp.mgl[has] = take_at(t_mgl, has, f)
-        sp.cat[has] = take_at(t_cat, has, f)
+        at = has * t_thr.shape[1] + f
+        sp.threshold[has] = take_flat(t_thr, at)
+        sp.mgl[has] = take_flat(t_mgl, at)
+        sp.cat[has] = take_flat(t_cat, at)
         run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
             sp.threshold, sp.mgl, sp.cat, self.cats, self.is_clf, self.crit, self.mode,
             self.missing, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
@@ -336,7 +337,7 @@ class ExactSplitter:
             run(children_multi, k, rows, self.idx, self.ws, scan, feat, self.side,
                 self.is_clf, self.crit, self.ymul, self.offs, sp.lst, sp.rst)
         if mae:  # [w, absolute error, median] of the children, from the scan
-            won = take_at(t_mae, has, f)
+            won = take_flat(t_mae, at)
             sp.lst[has, 1], sp.lst[has, 2] = won[:, 0], won[:, 1]
             sp.rst[has, 1], sp.rst[has, 2] = won[:, 2], won[:, 3]
         if self.mode != 0:

@@ -380,14 +380,15 @@ class CodedSplitter(HistPool):
             self.fpool, bool(max_features >= self.n_features), c_proxy, c_nl, c_thr, c_nc,
             c_bin, c_mgl,
             np.zeros((k, n_c, 0), dtype=np.uint64), c_l, c_r, NO_REG, NO_INC)
-        w_proxy, w_nl, _, w_nc = wide_tables[:4]
+        w_proxy, w_nl = wide_tables[:2]
         tables = []
-        for wide_t, coded_t in ((w_proxy, c_proxy), (w_nl, c_nl), (w_nc, c_nc)):
+        for wide_t, coded_t in ((w_proxy, c_proxy), (w_nl, c_nl)):
             t = np.empty((k, self.n_features), dtype=wide_t.dtype)
             t[:, self.wide] = wide_t
             t[:, self.cols] = coded_t
             tables.append(t)
-        feat = choose(tables[0], tables[1], tables[2], max_features, rng, ids)
+        # every feature competes (codable), so choose reads no non-constant flags
+        feat = choose(tables[0], tables[1], None, max_features, rng, ids)
         sp = self.inner.splits(scan, self.w_of[feat], wide_tables)
         sp.feature = feat
         m = np.flatnonzero(self.j_of[feat] >= 0)  # the nodes won by a coded feature

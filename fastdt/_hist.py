@@ -52,7 +52,8 @@ import numpy as np
 
 from ._config import HIST_POOL_BYTES
 from ._criteria import NO_REG, log_criterion, reg_criterion
-from ._grow import Splits, choose, drawn_scan, in_order, kept_tables, node_ranges, take_at
+from ._grow import (Splits, choose, drawn_scan, in_order, kept_tables, node_ranges, take_at,
+                    take_flat)
 from ._hist_build import (build_features, mark_sides, plan_builds,
                           regression_rows, scatter_rows)
 from ._hist_scan import NO_INC, PACK_BITS, scan_nodes
@@ -430,12 +431,13 @@ def take_splits(sp, m, f, scan, t_nl, t_thr, t_bin, t_mgl, t_l, t_r):
     """Rows ``m`` of the :class:`fastdt._grow.Splits` ``sp`` from the numeric entries of
     :func:`fastdt._hist_scan.scan_nodes`' tables at features ``f`` (one per node of
     ``m``); ``scan``: every scanned node's range."""
-    sp.threshold[m] = take_at(t_thr, m, f)
-    sp.bin[m] = take_at(t_bin, m, f)
-    sp.mgl[m] = take_at(t_mgl, m, f)
-    sp.lst[m] = take_at(t_l, m, f)
-    sp.rst[m] = take_at(t_r, m, f)
-    n_left = take_at(t_nl, m, f)
+    at = m * t_nl.shape[1] + f
+    sp.threshold[m] = take_flat(t_thr, at)
+    sp.bin[m] = take_flat(t_bin, at)
+    sp.mgl[m] = take_flat(t_mgl, at)
+    sp.lst[m] = take_flat(t_l, at)
+    sp.rst[m] = take_flat(t_r, at)
+    n_left = take_flat(t_nl, at)
     sp.n_left[m] = n_left
     sp.n_right[m] = scan[m, 1] - scan[m, 0] - n_left
 

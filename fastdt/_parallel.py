@@ -66,8 +66,13 @@ if hasattr(os, "register_at_fork"):
 
 def n_threads(work):
     """Threads a kernel reading about ``work`` values uses: one per :data:`SERIAL_WORK`
-    of it, at least one, at most numba's number of threads."""
-    return max(1, min(numba.get_num_threads(), int(work) // max(SERIAL_WORK, 1)))
+    of it, at least one, at most numba's number of threads. Below two of them, one,
+    without asking numba: its count takes a lock (5% of a deep tree's fit on Adult,
+    whose levels call a dozen kernels each, most of them on little work)."""
+    share = int(work) // max(SERIAL_WORK, 1)
+    if share < 2:
+        return 1
+    return min(numba.get_num_threads(), share)
 
 
 def blocks(n, k):
