@@ -327,12 +327,13 @@ class ExactSplitter:
         sp.feature = feat
         f = feat[has]
         at = has * t_thr.shape[1] + f
-        sp.threshold[has] = take_flat(t_thr, at)
-        sp.mgl[has] = take_flat(t_mgl, at)
-        sp.cat[has] = take_flat(t_cat, at)
-        run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
-            sp.threshold, sp.mgl, sp.cat, self.cats, self.is_clf, self.crit, self.mode,
-            self.missing, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
+        if has.shape[0]:  # else no row moves and every child is empty, as sp has them
+            sp.threshold[has] = take_flat(t_thr, at)
+            sp.mgl[has] = take_flat(t_mgl, at)
+            sp.cat[has] = take_flat(t_cat, at)
+            run(walk_nodes, k, rows, self.idx, self.xs, self.ys, self.ws, scan, feat,
+                sp.threshold, sp.mgl, sp.cat, self.cats, self.is_clf, self.crit, self.mode,
+                self.missing, self.side, sp.lst, sp.rst, sp.n_left, sp.n_right)
         if self.ymul is not None:  # every output's statistics of the children
             run(children_multi, k, rows, self.idx, self.ws, scan, feat, self.side,
                 self.is_clf, self.crit, self.ymul, self.offs, sp.lst, sp.rst)
