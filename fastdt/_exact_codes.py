@@ -23,8 +23,8 @@ feature order, as in the exact splitter. The tree is the exact splitter's, bit f
 this path is taken only where every sum is a count (classification, every weight 1,
 ``missing="learn"``, level-wise growth, every feature scanned; :func:`codable`), so the
 order in which the histogram adds them up cannot change a bit of any score; and only
-from :data:`MIN_ROWS` rows on, and for trees deeper than :data:`MAX_DEPTH` from
-:data:`DEEP_ROWS` or on one thread, where it pays.
+from :data:`MIN_ROWS` rows on, where it pays. Below :data:`THREAD_ROWS` rows its
+kernels run on the calling thread.
 """
 
 import numpy as np
@@ -50,17 +50,16 @@ _EXACT = 2.0**52
 #: saved: on Adult's integer columns, depth 8, coding was slower up to 3,000 rows on one
 #: thread and 10,000 on two, faster from 10,000 and 26,000 (docs/engine.md).
 MIN_ROWS = 20_000
-#: Deeper trees code only from :data:`DEEP_ROWS` rows, or on one thread (:func:`codable`):
-#: the many small nodes of their deep levels each scan every coded feature's bins, and
-#: each level costs the coded scan's fixed work once more, while on two threads the
-#: presorted layout shares every feature's rows between them (a coded fit's layout keeps
-#: one or two features, scanned on one thread). Depth unlimited, Adult's 20,838 rows of
-#: a cross-validation fold, coded against presorted (in turns, 2026-11-29, for
-#: ``min_samples_leaf`` 1, 5, 20): 0.83, 0.76, 0.66 of the time on one thread; 1.05,
-#: 0.96, 0.82 on two; synthetic tables of 4 to 10 integer columns among 9 to 14, one
-#: thread: 0.85-0.96.
-MAX_DEPTH = 16
-DEEP_ROWS = 100_000
+#: Below this many rows, a coded fit's kernels run on the calling thread (:func:`_work`).
+#: They read a byte a value, and a hand-off to a pool thread (40-55 us here) costs more
+#: than it saves on their work of such fits. Two threads, unlimited depth, in turns
+#: (2026-11-29), this rule and coding deep trees at any thread count against coding them
+#: only on one thread (else presorted, on both): Adult's 20,838 rows of a
+#: cross-validation fold 0.93 and 0.72 of the time (``min_samples_leaf`` 1, 20), depth 8
+#: 0.97, all of Adult 0.99; synthetic tables of 30,000 to 90,000 rows (6 to 10 integer
+#: columns among 11 to 12) 0.93-0.97. Before, on two threads, the presorted layout was
+#: faster for deep trees than the coded one on both threads in some of these.
+THREAD_ROWS = 100_000
 #: Rows read first to rule out columns.
 _PEEK = 1024
 
@@ -253,8 +252,9 @@ def _distinct(X, cols):
     values = np.empty((cols.shape[0], MAX_VALUES))
     counts = np.empty(cols.shape[0], dtype=np.int64)
     seen = np.empty((cols.shape[0], X.shape[0]), dtype=np.uint8)
-    run(distinct_integers, cols.shape[0], X.shape[0] * cols.shape[0], X, cols, values, counts,
-        seen)
+    n = X.shape[0]
+    run(distinct_integers, cols.shape[0], _work(n, n * cols.shape[0]), X, cols, values,
+        counts, seen)
     return values, counts, seen
 
 
@@ -281,7 +281,7 @@ def integer_columns(X, n_categories):
     cols = every[dense | wide]
     if not cols.shape[0]:
         return None
-    parts = run_rows(column_ranges, n, n * cols.shape[0], (cols,), X)
+    parts = run_rows(column_ranges, n, _work(n, n * cols.shape[0]), (cols,), X)
     ranges = np.stack([np.min([p[:, 0] for p in parts], axis=0),
                        np.max([p[:, 1] for p in parts], axis=0),
                        np.min([p[:, 2] for p in parts], axis=0),
@@ -317,7 +317,7 @@ def integer_columns(X, n_categories):
     values = np.where(ranked[:, None], found[kept, :width], low[:, None] + np.arange(width))
     values[np.arange(width)[None, :] >= n_bins[:, None]] = np.inf
     codes = np.empty((cols.shape[0], n), dtype=np.uint8)
-    run(code_columns, n, n * cols.shape[0], X, cols, low, n_bins, codes)
+    run(code_columns, n, _work(n, n * cols.shape[0]), X, cols, low, n_bins, codes)
     for t, j in enumerate(kept):
         if ranked[t]:
             codes[t] = ranks[j]
@@ -327,12 +327,11 @@ def integer_columns(X, n_categories):
     return cols, codes, n_bins, values, values  # each bin holds one value: lo = hi
 
 
-def fit_threads():
-    """The threads a fit runs on: numba's number (``NUMBA_NUM_THREADS``, which joblib
-    sets to 1 in its workers when ``n_jobs`` is the number of cores)."""
-    import numba
-
-    return numba.get_num_threads()
+def _work(n, values):
+    """The work a coded kernel of a fit of ``n`` rows reports to
+    :func:`fastdt._parallel.run`: ``values``, or none (the calling thread alone) below
+    :data:`THREAD_ROWS` rows."""
+    return values if n >= THREAD_ROWS else 0
 
 
 def codable(prep):
@@ -340,7 +339,6 @@ def codable(prep):
     lim = prep.limits
     n = 0 if prep.X is None else prep.X.shape[0]
     return (prep.splitter == "best" and n >= MIN_ROWS
-            and (lim["max_depth"] <= MAX_DEPTH or n >= DEEP_ROWS or fit_threads() == 1)
             and prep.is_clf and prep.weights is None
             and prep.mode == 0 and prep.ymul is None and prep.mono is None
             and lim["max_leaf_nodes"] <= 0
@@ -405,8 +403,9 @@ class CodedSplitter(HistPool):
             self.jobs = self._root_jobs(ids, nodes)
         if self.jobs.shape[0]:
             n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
-            run(build_features, n_c, n_rows * n_c, self.codes, rows, self.jobs, self.pool,
-                self.n_bins, self.ycode, self.rstat, True, False, NO_INC)
+            run(build_features, n_c, _work(self.n, n_rows * n_c), self.codes, rows,
+                self.jobs, self.pool, self.n_bins, self.ycode, self.rstat, True, False,
+                NO_INC)
         slots = self.slot[ids]
         n_rows = scan[:, 1] - scan[:, 0]
         c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl, c_l, c_r = (
@@ -417,7 +416,7 @@ class CodedSplitter(HistPool):
         # stored histograms cost a pass over their bins; the others one over their rows
         work = int(np.where(slots >= 0, self.n_bins_max, n_rows).sum()) * n_c
         # in_order: the coded features are scanned by index, as choose_coded picks them
-        run(scan_nodes, k, work, self.pool, slots, scan, nodes.stats[ids],
+        run(scan_nodes, k, _work(self.n, work), self.pool, slots, scan, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes, rows,
             self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, None,
             self.inner.missing, None,
@@ -431,9 +430,9 @@ class CodedSplitter(HistPool):
         choose_coded(w_proxy, w_nl, c_proxy, c_nl, self.wide, self.cols, feat)
         sp = self.inner.splits(scan, self.w_of[feat], wide_tables)
         sp.feature = feat
-        run(take_coded, k, int(n_rows.sum()), feat, self.j_of, scan, c_nl, c_thr, c_bin,
-            c_mgl, c_l, c_r, self.codes, rows, self.n_bins, sp.threshold, sp.bin, sp.mgl,
-            sp.lst, sp.rst, sp.n_left, sp.n_right, self.inner.side)
+        run(take_coded, k, _work(self.n, int(n_rows.sum())), feat, self.j_of, scan, c_nl,
+            c_thr, c_bin, c_mgl, c_l, c_r, self.codes, rows, self.n_bins, sp.threshold,
+            sp.bin, sp.mgl, sp.lst, sp.rst, sp.n_left, sp.n_right, self.inner.side)
         return sp
 
     def release(self, ids):

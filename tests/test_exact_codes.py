@@ -5,6 +5,7 @@ the presorted layout grows, bit for bit: each case is fitted both ways (the prep
 asked not to code) and the two trees compared whole.
 """
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,10 +16,10 @@ from fastdt import _engine, _exact, _exact_codes, _hist, _parallel
 
 @pytest.fixture(autouse=True)
 def _code_small_tables(monkeypatch):
-    """Tables of a few thousand rows coded too, at any depth (a fit codes from
-    ``MIN_ROWS`` rows, a deep one from ``DEEP_ROWS``)."""
+    """Tables of a few thousand rows coded too (a fit codes from ``MIN_ROWS`` rows), and
+    their kernels on threads as for any work (else from ``THREAD_ROWS`` rows)."""
     monkeypatch.setattr(_exact_codes, "MIN_ROWS", 0)
-    monkeypatch.setattr(_exact_codes, "DEEP_ROWS", 0)
+    monkeypatch.setattr(_exact_codes, "THREAD_ROWS", 0)
 
 
 def _plain(X, y, sample_weight=None, **params):
@@ -134,27 +135,43 @@ def test_which_columns_are_coded():
     assert _exact_codes.integer_columns(Xi[:, :1], np.zeros(1, np.int32)) is None
 
 
-def test_small_tables_and_deep_trees_are_not_coded(monkeypatch):
-    """Coding starts at ``MIN_ROWS`` rows (below, its fixed cost per level dominates),
-    and for trees deeper than ``MAX_DEPTH`` at ``DEEP_ROWS``, or on one thread."""
+def test_small_tables_are_not_coded(monkeypatch):
+    """Coding starts at ``MIN_ROWS`` rows (below, its fixed cost per level dominates), at
+    any depth and on any number of threads."""
     X, y = _table(3)
     n = X.shape[0]
     monkeypatch.setattr(_exact_codes, "MIN_ROWS", n)
-    monkeypatch.setattr(_exact_codes, "DEEP_ROWS", n + 1)
-    monkeypatch.setattr(_exact_codes, "fit_threads", lambda: 2)
 
     def coded(rows, **params):
         return _engine.prepare(X[:rows], y[:rows], None, params,
                                code_features=True).coded is not None
 
-    deepest = _exact_codes.MAX_DEPTH
-    assert coded(n, max_depth=deepest) and not coded(n - 1, max_depth=deepest)
-    assert not coded(n, max_depth=deepest + 1) and not coded(n)  # max_depth None
-    monkeypatch.setattr(_exact_codes, "fit_threads", lambda: 1)
-    assert coded(n, max_depth=deepest + 1) and coded(n) and not coded(n - 1)
-    monkeypatch.setattr(_exact_codes, "fit_threads", lambda: 2)
-    monkeypatch.setattr(_exact_codes, "DEEP_ROWS", n)
-    assert coded(n, max_depth=deepest + 1) and coded(n)
+    for threads in (1, 2):
+        monkeypatch.setattr(numba, "get_num_threads", lambda: threads)
+        assert coded(n, max_depth=4) and coded(n) and not coded(n - 1)
+
+
+@pytest.mark.parametrize("below", [True, False])
+def test_coded_kernels_serial_below_thread_rows(below, monkeypatch):
+    """Below ``THREAD_ROWS`` rows every kernel of a coded fit reports no work to the
+    thread pool (it runs on the calling thread); from it on, its work. The tree is the
+    same either way."""
+    X, y = _table(3)
+    n = X.shape[0]
+    monkeypatch.setattr(_exact_codes, "THREAD_ROWS", n + 1 if below else n)
+    works = []
+
+    def spy(run):
+        def wrapped(kernel, n_items, work, *args, **kw):
+            works.append(work)
+            return run(kernel, n_items, work, *args, **kw)
+        return wrapped
+
+    monkeypatch.setattr(_exact_codes, "run", spy(_exact_codes.run))
+    monkeypatch.setattr(_exact_codes, "run_rows", spy(_exact_codes.run_rows))
+    tree = fastdt.fit(X, y)
+    assert works and (all(w == 0 for w in works) if below else max(works) > 0)
+    assert tree == _plain(X, y)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
