@@ -327,11 +327,17 @@ def integer_columns(X, n_categories):
     return cols, codes, n_bins, values, values  # each bin holds one value: lo = hi
 
 
+def _threaded(n):
+    """Whether the coded kernels of a fit of ``n`` rows may run on threads (from
+    :data:`THREAD_ROWS` rows)."""
+    return n >= THREAD_ROWS
+
+
 def _work(n, values):
     """The work a coded kernel of a fit of ``n`` rows reports to
     :func:`fastdt._parallel.run`: ``values``, or none (the calling thread alone) below
     :data:`THREAD_ROWS` rows."""
-    return values if n >= THREAD_ROWS else 0
+    return values if _threaded(n) else 0
 
 
 def codable(prep):
@@ -401,22 +407,25 @@ class CodedSplitter(HistPool):
         np.copyto(self.ycode, self.inner.ys[0], casting="unsafe")
         if nodes.count == 1:  # the root
             self.jobs = self._root_jobs(ids, nodes)
+        # the kernels' work, for the threads: none below THREAD_ROWS rows (not computed)
+        threaded = _threaded(self.n)
         if self.jobs.shape[0]:
-            n_rows = int((self.jobs[:, 1] - self.jobs[:, 0]).sum())
-            run(build_features, n_c, _work(self.n, n_rows * n_c), self.codes, rows,
-                self.jobs, self.pool, self.n_bins, self.ycode, self.rstat, True, False,
-                NO_INC)
+            work = int((self.jobs[:, 1] - self.jobs[:, 0]).sum()) * n_c if threaded else 0
+            run(build_features, n_c, work, self.codes, rows, self.jobs, self.pool,
+                self.n_bins, self.ycode, self.rstat, True, False, NO_INC)
         slots = self.slot[ids]
-        n_rows = scan[:, 1] - scan[:, 0]
         c_proxy, c_nl, c_thr, c_nc, c_bin, c_mgl, c_l, c_r = (
             np.empty((k, n_c)), np.empty((k, n_c), dtype=np.int64), np.empty((k, n_c)),
             np.empty((k, n_c), dtype=np.uint8), np.empty((k, n_c), dtype=np.int64),
             np.empty((k, n_c), dtype=np.int64), np.empty((k, n_c, self.n_stats)),
             np.empty((k, n_c, self.n_stats)))
-        # stored histograms cost a pass over their bins; the others one over their rows
-        work = int(np.where(slots >= 0, self.n_bins_max, n_rows).sum()) * n_c
+        rows_work = scan_work = 0
+        if threaded:  # stored histograms cost a pass over their bins; the others their rows
+            n_rows = scan[:, 1] - scan[:, 0]
+            rows_work = int(n_rows.sum())
+            scan_work = int(np.where(slots >= 0, self.n_bins_max, n_rows).sum()) * n_c
         # in_order: the coded features are scanned by index, as choose_coded picks them
-        run(scan_nodes, k, _work(self.n, work), self.pool, slots, scan, nodes.stats[ids],
+        run(scan_nodes, k, scan_work, self.pool, slots, scan, nodes.stats[ids],
             nodes.weighted_n_node_samples[ids], nodes.impurity[ids], self.codes, rows,
             self.ycode, self.rstat, self.n_bins, self.bin_lo, self.bin_hi, None,
             self.inner.missing, None,
@@ -430,9 +439,9 @@ class CodedSplitter(HistPool):
         choose_coded(w_proxy, w_nl, c_proxy, c_nl, self.wide, self.cols, feat)
         sp = self.inner.splits(scan, self.w_of[feat], wide_tables)
         sp.feature = feat
-        run(take_coded, k, _work(self.n, int(n_rows.sum())), feat, self.j_of, scan, c_nl,
-            c_thr, c_bin, c_mgl, c_l, c_r, self.codes, rows, self.n_bins, sp.threshold,
-            sp.bin, sp.mgl, sp.lst, sp.rst, sp.n_left, sp.n_right, self.inner.side)
+        run(take_coded, k, rows_work, feat, self.j_of, scan, c_nl, c_thr, c_bin, c_mgl, c_l,
+            c_r, self.codes, rows, self.n_bins, sp.threshold, sp.bin, sp.mgl, sp.lst,
+            sp.rst, sp.n_left, sp.n_right, self.inner.side)
         return sp
 
     def release(self, ids):
