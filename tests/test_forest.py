@@ -107,14 +107,18 @@ def test_forest_kernels_route_as_the_trees(data, kind):
 def test_numeric_batch_kernels_take_any_lockstep(data):
     """The numeric batch kernels walk ``steps[i]`` steps with eight rows together, then
     each row alone: any number of steps (none, the default share, the tree's depth)
-    gives the trees' leaves; the default is the depth 90% of the training samples reach."""
+    gives the trees' leaves; the default is the depth 90% of the training samples reach.
+    Blocks of many rows read each tree ahead, blocks of few do not, with the same
+    results."""
     from fastdt.ensemble.kernels import (
-        forest_apply_numeric_batch, forest_step_arrays, forest_value_numeric_batch,
+        READ_AHEAD, forest_apply_numeric_batch, forest_step_arrays,
+        forest_value_numeric_batch,
     )
 
     X, y, _ = data
-    X, y = np.nan_to_num(X)[:203], y[:203]  # 25 blocks of eight and three rows alone
+    X = np.nan_to_num(X)  # 400 rows: trees of more than READ_AHEAD nodes
     forest = fit_forest(X, y, n_estimators=5, random_state=1)
+    X = X[:203]  # 25 blocks of eight and three rows alone
     packed, thresholds, roots, steps = forest_step_arrays(forest, X.dtype)
     depth = np.maximum.reduceat(forest.depth, roots).astype(np.int64)
     assert (steps <= depth).all() and (steps < depth).any()
@@ -132,6 +136,45 @@ def test_numeric_batch_kernels_take_any_lockstep(data):
         values = np.empty_like(mean)
         forest_value_numeric_batch(packed, thresholds, roots, lock, forest.value, X, values)
         np.testing.assert_allclose(values, mean, rtol=1e-12)
+    # a block of one row reads no tree ahead (each tree has more than READ_AHEAD nodes),
+    # the 203 rows read each tree ahead; the leaves and values are the same either way
+    assert (np.diff(forest.offsets[0]) > READ_AHEAD).all()
+    for rows, reads in ((slice(0, 1), False), (slice(0, 203), True)):
+        out = np.empty_like(leaves[rows])
+        read = forest_apply_numeric_batch(packed, thresholds, roots, steps, X[rows], out)
+        np.testing.assert_array_equal(out, leaves[rows])
+        assert (read != 0) == reads
+        values = np.empty_like(mean[rows])
+        read = forest_value_numeric_batch(packed, thresholds, roots, steps, forest.value,
+                                          X[rows], values)
+        np.testing.assert_allclose(values, mean[rows], rtol=1e-12)
+        assert (read != 0) == reads
+
+
+def test_forest_step_arrays_are_each_trees(data):
+    """The forest's step arrays are each tree's (``fastdt.kernels.step_arrays``, numpy's
+    ``nextafter`` for float32) with ids into the concatenation, bit for bit, thresholds
+    that round up or down in float32, overflow it, or fall below its smallest values
+    among them."""
+    from fastdt.ensemble.kernels import forest_step_arrays
+    from fastdt.kernels import step_arrays
+
+    X, y, _ = data
+    forest = fit_forest(np.nan_to_num(X), y, n_estimators=4, random_state=2)
+    internal = np.flatnonzero(forest.left != -1)
+    edge = np.array([0.1, -0.1, 1.0, -1.0, 0.0, -0.0, 1e-50, -1e-50, 1e-45, -1e-45, 3e-39,
+                     -3e-39, 1e39, -1e39, 3.4028235e38 * (1 + 1e-9)])
+    forest.threshold[internal[::3]] = np.resize(edge, internal[::3].shape[0])
+    for dtype in (np.float32, np.float64):
+        packed, thresholds, roots, _ = forest_step_arrays(forest, dtype)
+        for i, t in enumerate(forest.trees()):
+            with np.errstate(over="ignore"):  # 1e39 in float32
+                p, th = step_arrays(t.arrays, dtype)
+            ids = slice(roots[i], roots[i] + t.node_count)
+            assert thresholds.dtype == th.dtype
+            np.testing.assert_array_equal(thresholds[ids].view(np.uint8), th.view(np.uint8))
+            np.testing.assert_array_equal(packed[ids] >> 32, (p >> 32) + roots[i])
+            np.testing.assert_array_equal(packed[ids] & 0xFFFFFFFF, p & 0xFFFFFFFF)
 
 
 @numba.njit
