@@ -86,6 +86,29 @@ def test_missing_counted_on_threads_only_for_large_X(monkeypatch):
     assert _validate.count_missing(X) == (2, 1) and len(cuts) > 2 and sum(cuts) == 100_000
 
 
+def test_prediction_on_threads_from_its_steps(monkeypatch):
+    # a prediction's work is its rows times the tree's depth over STEPS_A_VALUE; the
+    # leaves are the same on one thread and on two
+    from fastdt import _predict
+
+    monkeypatch.setattr(_parallel.numba, "get_num_threads", lambda: 2)
+    shared, share = [], _parallel._share
+    monkeypatch.setattr(_parallel, "_share",
+                        lambda call, tasks, k: shared.append(k) or share(call, tasks, k))
+    rng = np.random.default_rng(0)
+    tree = fastdt.fit(rng.normal(size=(2000, 4)), rng.random(2000) > 0.5, max_depth=8)
+    depth = tree.max_depth
+    few = 2 * _parallel.SERIAL_WORK * _predict.STEPS_A_VALUE // depth - 1
+    X = rng.normal(size=(2 * few, 4))
+    for n, threads in ((few, []), (2 * few, [2])):
+        shared.clear()
+        leaves = fastdt.apply(tree, X[:n])
+        assert shared == threads
+        with monkeypatch.context() as m:
+            m.setattr(_parallel.numba, "get_num_threads", lambda: 1)
+            np.testing.assert_array_equal(leaves, fastdt.apply(tree, X[:n]))
+
+
 def _random_level(rng, n, m):
     """A level of the exact splitter: ``m`` split nodes' ranges tiling part of [0, n)
     (with leaves between them), and the open children inside them."""
