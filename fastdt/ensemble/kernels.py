@@ -214,7 +214,9 @@ def _descend8_finish(packed, thresholds, root, steps, X, s):
             _finish(packed, thresholds, k6, X[s + 6]), _finish(packed, thresholds, k7, X[s + 7]))
 
 
-READ_AHEAD = 64  # nodes of a tree a row: a block of rows reads a tree ahead from one row a 64
+#: A block of rows reads a tree ahead (:func:`_ahead`) when it has at least one row for
+#: every ``READ_AHEAD`` of the tree's nodes.
+READ_AHEAD = 64
 
 
 @INLINE
