@@ -251,10 +251,11 @@ def _split_range(lo, hi, XT, XR, XP, small, order, starts, ends, yp, wp, is_clf,
     for k in range(lo, hi):
         a = starts[k]
         n_node = ends[k] - a
-        for i in range(n_node):
-            yk[i] = yp[a + i]
+        base = np.uint64(a)
+        for i in range(np.uint64(n_node)):  # unsigned: no test for a negative index
+            yk[i] = yp[base + i]
             if weighted:
-                wk[i] = wp[a + i]
+                wk[i] = wp[base + i]
         start_order(perm, pool, state, fseed[k])
         best = -np.inf
         best_f = -1
