@@ -113,8 +113,15 @@ def bench_threads():
 
 
 def set_threads(n=None):
-    """``numba.set_num_threads`` (default :func:`bench_threads`); returns the count."""
+    """``numba.set_num_threads`` (default :func:`bench_threads`); returns the count. Also
+    turns fastdt's cache of preparations off (``fastdt.set_prepare_cache(0)``): the
+    suite times fits, each preparing its data, not refits of data prepared before (a
+    benchmark that times refits turns it on again)."""
     import numba
+
+    import fastdt
+
+    fastdt.set_prepare_cache(0)
 
     n = bench_threads() if n is None else int(n)
     if not 1 <= n <= numba.config.NUMBA_NUM_THREADS:

@@ -8,7 +8,10 @@ Run through ``benchmarks/compare.py --section small`` (``--repeat``, ``--threads
   ``max_depth=8`` (fastdt's and scikit-learn's estimators, timed through ``fit``).
 * **A grid search**: ``GridSearchCV`` over 18 settings (``max_depth`` 4, 6, 8, 10, 12,
   None x ``min_samples_leaf`` 1, 5, 20), 5 folds, refit, with ``n_jobs=1`` and
-  ``n_jobs=2`` (joblib's processes; each worker gets ``NUMBA_NUM_THREADS=1``).
+  ``n_jobs=2`` (joblib's processes; each worker gets ``NUMBA_NUM_THREADS=1``), with
+  fastdt's cache of preparations on (``fastdt.set_prepare_cache``: a fold's second and
+  later fits take its kept preparation), and with it off (``n_jobs=1``); the single fit
+  and the forests with it off (each fit prepares its data).
 * **A busy machine**: the same with a second process keeping one core busy (a Python
   busy loop), to see that fastdt is slowed no more than scikit-learn.
 * **Forests on Adult**: ``RandomForestClassifier`` and ``ExtraTreesClassifier`` of 100
@@ -53,20 +56,33 @@ def adult_as_it_comes():
     return np.ascontiguousarray(X[rows]), labels[rows]
 
 
+#: The grid search with fastdt's cache of preparations off (each fold prepared anew
+#: for every setting, as before the cache; scikit-learn has none: its grid time).
+NO_CACHE = "grid n_jobs=1, no prepare cache"
+
+
 def _timings(X, y, repeat, n_jobs_list, best):
     from sklearn.model_selection import GridSearchCV
     from sklearn.tree import DecisionTreeClassifier as SkTree
 
+    import fastdt
     from fastdt import DecisionTreeClassifier as FdTree
 
     out = {}
     for name, cls in (("fastdt", FdTree), ("scikit-learn", SkTree)):
-        out[(name, "fit")] = best(lambda: cls(max_depth=8).fit(X, y), 5 * repeat)[0]
+        def search(n_jobs):
+            return GridSearchCV(cls(), SETTINGS, cv=5, n_jobs=n_jobs).fit(X, y)
+        # the single fit prepares its data every time: fastdt's cache of preparations
+        # (fastdt.set_prepare_cache) would serve the repeated fits of the same data
+        previous = fastdt.set_prepare_cache(0)
+        try:
+            out[(name, "fit")] = best(lambda: cls(max_depth=8).fit(X, y), 5 * repeat)[0]
+            out[(name, NO_CACHE)] = best(lambda: search(1), repeat)[0]
+        finally:
+            fastdt.set_prepare_cache(previous)
         for n_jobs in n_jobs_list:
-            def search():
-                return GridSearchCV(cls(), SETTINGS, cv=5, n_jobs=n_jobs).fit(X, y)
-            search()  # untimed: joblib's workers start (and load fastdt's cache)
-            out[(name, f"grid n_jobs={n_jobs}")] = best(search, repeat)[0]
+            search(n_jobs)  # untimed: joblib's workers start (and load fastdt's cache)
+            out[(name, f"grid n_jobs={n_jobs}")] = best(lambda: search(n_jobs), repeat)[0]
     return out
 
 
@@ -152,17 +168,25 @@ def small_section(args, threads, say):
     with busy_core():
         busy = _timings(X, y, args.repeat, n_jobs_list, _best)
     say(f"Adult as it comes: {X.shape[0]:,} rows x {X.shape[1]} ordinal-coded features, "
-        "string labels; DecisionTreeClassifier(max_depth=8).fit, and GridSearchCV over 18 "
-        "settings x 5 folds (refit included). Seconds, best of runs; 'busy': a second "
-        "process keeps one core busy.")
+        "string labels; DecisionTreeClassifier(max_depth=8).fit (fastdt's cache of "
+        "preparations off: each fit prepares the data), and GridSearchCV over 18 "
+        "settings x 5 folds (refit included; fastdt's cache on, as by default, but in "
+        "the last row). Seconds, best of runs; 'busy': a second process keeps one core "
+        "busy.")
     say("")
     say("| task | fastdt (s) | scikit-learn (s) | fastdt faster | fastdt, busy (s) | "
         "scikit-learn, busy (s) | faster, busy | fastdt busy/idle | scikit-learn busy/idle |")
     say("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for task in ["fit"] + [f"grid n_jobs={j}" for j in n_jobs_list]:
+    for task in ["fit"] + [f"grid n_jobs={j}" for j in n_jobs_list] + [NO_CACHE]:
         f, s = idle[("fastdt", task)], idle[("scikit-learn", task)]
         fb, sb = busy[("fastdt", task)], busy[("scikit-learn", task)]
         say(f"| {task} | {f:.4g} | {s:.4g} | {s / f:.1f}x | {fb:.4g} | {sb:.4g} | "
             f"{sb / fb:.1f}x | {fb / f:.2f} | {sb / s:.2f} |")
     say("")
-    _forest_rows(X, y, args.repeat, threads, _best, say)
+    import fastdt
+
+    previous = fastdt.set_prepare_cache(0)  # first fits, as the single fit above
+    try:
+        _forest_rows(X, y, args.repeat, threads, _best, say)
+    finally:
+        fastdt.set_prepare_cache(previous)

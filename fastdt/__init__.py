@@ -20,6 +20,7 @@ from .ensemble import (
 )
 from .multiway import C45Classifier, ID3Classifier
 from ._warmup import warmup
+from ._memo import set_prepare_cache
 from . import rules
 
 __version__ = "0.1.0"
@@ -36,6 +37,7 @@ __all__ = [
     "NumericLookingColumnWarning", "Tree", "TreeArrays",
     "apply", "ccp_cv", "cost_complexity_pruning_path", "decision_path", "explain",
     "export_graphviz", "export_mermaid", "export_text", "fit", "load", "plot_tree", "predict",
-    "predict_proba", "prune", "prune_reduced_error", "rules", "to_dict", "warmup",
+    "predict_proba", "prune", "prune_reduced_error", "rules", "set_prepare_cache",
+    "to_dict", "warmup",
     "__version__",
 ]

@@ -18,7 +18,7 @@ loads with the first fit.
 
 import numpy as np
 
-from . import _input
+from . import _input, _memo
 from ._config import ABSOLUTE_ERROR, CRITERIA_CLF, CRITERIA_REG, DEFAULT_MAX_BINS, \
     FORMAT_VERSION, MISSING_STRATEGIES, POISSON, SQUARED_ERROR
 from .dataset import Dataset, check_max_bins
@@ -210,20 +210,38 @@ def prepare(X, y, sample_weight=None, params=None, *, code_features=False):
             prep.record["max_bins"] = dataset.max_bins
         prep.dataset = dataset
     else:
-        from ._exact import presort
-        from ._exact_codes import codable, integer_columns, layout_columns
         from ._random_rows import usable
 
         prep.X = Xa if positive is None else np.ascontiguousarray(Xa[positive])
         if not usable(prep):  # random splits of numeric rows need no presorted layout
-            X_sorted = prep.X
-            if code_features and codable(prep):
-                prep.coded = integer_columns(prep.X, prep.n_categories)
-                if prep.coded is not None:  # only the other features are sorted
-                    X_sorted = layout_columns(prep.X, prep.coded)
-            prep.layout = presort(X_sorted, target, prep.weights, whole_rows=mode == 1,
-                                  other_targets=None if ymul is None else ymul[:, 1:])
+            prep.coded, prep.layout = _sorted_features(prep, code_features)
     return prep
+
+
+def _sorted_features(prep, code_features):
+    """``(coded, layout)`` of an exact fit: its few-valued integer features coded when
+    ``code_features`` and the fit allows (:mod:`fastdt._exact_codes`; else None) and the
+    others presorted (:func:`fastdt._exact.presort`). A fit of unit weights and one output
+    on data prepared before takes them as kept (:mod:`fastdt._memo`)."""
+    from ._exact import presort
+    from ._exact_codes import codable, integer_columns, layout_columns
+
+    coding = bool(code_features and codable(prep))
+    plain = prep.weights is None and prep.ymul is None and prep.mode == 0
+    keys = (prep.X, prep.target, prep.n_categories, np.array([coding]))
+    found = _memo.recall("layout", keys) if plain else None
+    if found is not None:
+        return found
+    X_sorted, coded = prep.X, None
+    if coding:
+        coded = integer_columns(prep.X, prep.n_categories)
+        if coded is not None:  # only the other features are sorted
+            X_sorted = layout_columns(prep.X, coded)
+    layout = presort(X_sorted, prep.target, prep.weights, whole_rows=prep.mode == 1,
+                     other_targets=None if prep.ymul is None else prep.ymul[:, 1:])
+    if plain:
+        _memo.keep("layout", keys, (coded, layout))
+    return coded, layout
 
 
 def task_and_criterion(y, p):

@@ -13,6 +13,7 @@ from math import ceil
 
 import numpy as np
 
+from . import _memo
 from ._config import (
     CODE_DTYPE, CRITERIA_CLF, CRITERIA_REG, MAX_BINS_LIMIT, MISSING_STRATEGIES, WEIGHT_DTYPE,
 )
@@ -364,8 +365,12 @@ def check_y_classification(y, n):
         fast = _bool_labels(y)
     elif kind in "iuf":
         fast = _integral_labels(y)
-    elif kind == "O":
-        fast = _object_labels(y)
+    elif kind == "O":  # strings: a refit on the same labels takes them as kept
+        fast = _memo.recall("labels", (y,))
+        if fast is None:
+            fast = _object_labels(y)
+            if fast is not None:
+                _memo.keep("labels", (y,), fast)
     if fast is not None:
         return fast
     if y.dtype == object:
