@@ -108,9 +108,12 @@ def _fit_in(limit):
 
 
 def _usable(keys):
-    """Arrays small enough and laid out to be compared as they are (C order)."""
-    return (_limit[0] > 0 and sum(a.size for a in keys) <= MAX_VALUES
-            and all(isinstance(a, np.ndarray) and a.flags.c_contiguous for a in keys))
+    """Arrays small enough and laid out to be compared as they are (C order; plain
+    dtypes, or plain object arrays)."""
+    return (_limit[0] > 0
+            and all(isinstance(a, np.ndarray) and a.flags.c_contiguous
+                    and (a.dtype == object or not a.dtype.hasobject) for a in keys)
+            and sum(a.size for a in keys) <= MAX_VALUES)
 
 
 def _words(a):
@@ -118,8 +121,6 @@ def _words(a):
     a view: valid while ``a`` lives."""
     flat = a.reshape(-1)
     if a.dtype.hasobject:
-        if a.dtype != object:
-            raise TypeError("only plain object arrays are compared by their objects")
         if not flat.shape[0]:
             return np.zeros(0, dtype=np.uintp)
         import ctypes  # here: 2.4 ms of import fastdt otherwise

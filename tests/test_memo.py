@@ -158,3 +158,7 @@ def test_recall_returns_copies(cache):
     assert _memo.recall("t", (a[::2].copy(),)) is None
     assert _memo.recall("u", (a,)) is None
     assert _memo.recall("t", (a[::-1],)) is None  # not C-contiguous: never compared
+    mixed = np.zeros(3, dtype=[("x", float), ("o", object)])  # objects in records
+    for _ in range(3):
+        _memo.keep("t", (mixed,), value)
+    assert _memo.recall("t", (mixed,)) is None
