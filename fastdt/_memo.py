@@ -4,8 +4,9 @@ A grid search fits every setting on the same folds: ``GridSearchCV`` over 18 set
 and 5 folds prepares each fold 18 times. An exact fit's preparation (its labels coded,
 its few-valued integer features coded and the others presorted,
 :func:`fastdt._engine.prepare`) depends on the data alone, and on Adult it is about a
-third of a fit of depth 8 (3.4 of about 9 ms). So fastdt keeps the last preparations of small data and gives a fit on the
-same data a copy of them, the same arrays, bit for bit, as a new preparation:
+third of a fit of depth 8 (3.4 of about 9 ms). So fastdt keeps the last preparations of
+small data and gives a fit on the same data a copy of them, the same arrays, bit for
+bit, as a new preparation:
 
 * data is known by its content: a fit's X and class codes are compared in full, byte for
   byte, with the copies kept of them (not by a hash); labels in an object array
