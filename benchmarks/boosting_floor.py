@@ -32,7 +32,6 @@ import).
 """
 
 import argparse
-import sys
 import time
 
 ROWS = 250_000
@@ -128,33 +127,26 @@ def _kernels():
 
 
 def _capture(fastdt, X, y):
-    """fastdt's ``build_features`` calls of rounds 2 to 4 of a 4-round fit (one thread):
-    ``(codes, rows, jobs, pool shape, n_bins, ycode, rstat, is_clf, weighted, rinc)``."""
-    import fastdt._parallel as parallel
+    """fastdt's ``build_features`` calls of rounds 2 to 4 of a 4-round fit (one thread)
+    with :func:`replay.capture`: ``(codes, calls, rounds)``, each call's arguments after
+    the codes (the same for every call, kept once) with the histogram pool's shape in
+    place of the pool (the calls write it; a copy a call would take gigabytes)."""
+    from replay import capture
 
-    calls = []
-    plain = parallel.run
+    codes = []
 
-    def run(kernel, n, work, *args):
-        if kernel.__name__ == "build_features":
-            codes, rows, jobs, pool, n_bins, ycode, rstat, is_clf, weighted, rinc = args
-            calls.append((codes, rows.copy(), jobs.copy(), pool.shape, n_bins, ycode.copy(),
-                          rstat.copy(), is_clf, weighted, rinc))
-        return plain(kernel, n, work, *args)
+    def keep(args):
+        codes[:] = [args[0]]
+        return [args[1], args[2], args[3].shape, *args[4:]]
 
-    patched = [m for name, m in list(sys.modules.items())
-               if name.startswith("fastdt") and getattr(m, "run", None) is plain]
-    for m in patched:
-        m.run = run
-    try:
-        fastdt.fit_boosting(X, y, max_iter=4, max_leaf_nodes=LEAVES, early_stopping=False,
+    def fit(module):
+        module.fit_boosting(X, y, max_iter=4, max_leaf_nodes=LEAVES, early_stopping=False,
                             n_jobs=1)
-    finally:
-        for m in patched:
-            m.run = plain
+
+    calls = [a for _, a, _ in capture(fastdt, "build_features", fit, keep)]
     # a round starts with the build of its root's histograms (all the rows)
-    starts = [i for i, c in enumerate(calls) if (c[2][:, 1] - c[2][:, 0]).max() == len(y)]
-    return calls[starts[1]:], plain  # the first round's builds left out
+    starts = [i for i, a in enumerate(calls) if (a[1][:, 1] - a[1][:, 0]).max() == len(y)]
+    return codes[0], calls[starts[1]:], len(starts) - 1  # the first round left out
 
 
 def main(argv=None):
@@ -169,60 +161,59 @@ def main(argv=None):
 
     import fastdt
     from fastdt._hist_build import build_features
+    from fastdt._parallel import run
 
     X, y = make_classification(n_samples=ROWS, n_features=20, n_informative=10,
                                random_state=0)
     X, y = X.astype(np.float32)[:TRAIN], y[:TRAIN]
     fastdt.fit_boosting(X[:3000], y[:3000], max_iter=2, max_leaf_nodes=LEAVES,
                         early_stopping=False)
-    calls, run = _capture(fastdt, X, y)
-    rounds = 3
-    built = sum(int(np.diff(c[2][:, :2], axis=1)[c[2][:, 2] >= 0].sum()) for c in calls)
+    codes, calls, rounds = _capture(fastdt, X, y)
+    # a call: rows, jobs, pool shape, n_bins, ycode, rstat, is_clf, weighted, rinc
+    built = sum(int(np.diff(a[1][:, :2], axis=1)[a[1][:, 2] >= 0].sum()) for a in calls)
     by_feature, packed, by_row, scan = _kernels()
-    codes = calls[0][0]
     codes_rows = np.ascontiguousarray(codes.T)
-    pool = np.zeros(calls[0][3])
-    pool2 = np.zeros(calls[0][3][:3] + (2,))
-    pool_int = np.zeros(calls[0][3][:3], dtype=np.int64)
+    pool = np.zeros(calls[0][2])
+    pool2 = np.zeros(calls[0][2][:3] + (2,))
+    pool_int = np.zeros(calls[0][2][:3], dtype=np.int64)
     # gradients and hessians quantized to 16 bits and packed, gradient high, hessian low:
     # a timing only (the sums are not read back; real packing budgets the bits by the
     # node's rows and rounds stochastically, as LightGBM does)
     packed_gh = []
-    for c in calls:
-        g, h = c[6][:, 0], c[6][:, 1]
+    for a in calls:
+        g, h = a[5][:, 0], a[5][:, 1]
         gq = np.round(g / max(np.abs(g).max(), 1e-12) * 32767).astype(np.int64)
         hq = np.round(h / max(h.max(), 1e-12) * 32767).astype(np.int64)
         packed_gh.append((gq << 32) + hq)
     slots = np.arange(2 * (LEAVES - 1)) % pool2.shape[0]
     numba.set_num_threads(2)
 
+    def per_round(kernel, args_of):
+        """Seconds a round of ``kernel(*args_of(i, call))`` over the captured calls."""
+        t = time.perf_counter()
+        for i, a in enumerate(calls):
+            kernel(*args_of(i, a))
+        return (time.perf_counter() - t) / rounds
+
     def bare():
-        t = time.perf_counter()
-        for c in calls:
-            by_feature(codes, c[1], c[2], c[6][:, 0], c[6][:, 1], pool2)
-        t_feature = (time.perf_counter() - t) / rounds
-        t = time.perf_counter()
-        for c in calls:
-            by_row(codes_rows, c[1], c[2], c[6][:, 0], c[6][:, 1], pool2, 2)
-        t_row = (time.perf_counter() - t) / rounds
-        t = time.perf_counter()
-        for c, gh in zip(calls, packed_gh):
-            packed(codes, c[1], c[2], gh, pool_int)
-        t_packed = (time.perf_counter() - t) / rounds
+        t_feature = per_round(by_feature, lambda i, a: (codes, a[0], a[1], a[5][:, 0],
+                                                         a[5][:, 1], pool2))
+        t_row = per_round(by_row, lambda i, a: (codes_rows, a[0], a[1], a[5][:, 0],
+                                                 a[5][:, 1], pool2, 2))
+        t_packed = per_round(packed, lambda i, a: (codes, a[0], a[1], packed_gh[i], pool_int))
         t = time.perf_counter()
         scan(pool2, slots, 1e-3)
         return t_feature, t_row, t_packed, time.perf_counter() - t
 
     def fastdt_builds():
-        t = time.perf_counter()
-        for c in calls:
-            run(build_features, codes.shape[0], 20 * built, c[0], c[1], c[2], pool, *c[4:])
-        return (time.perf_counter() - t) / rounds
+        return per_round(run, lambda i, a: (build_features, codes.shape[0],
+                                            codes.shape[0] * built, codes, a[0], a[1], pool,
+                                            *a[3:]))
 
     bare()  # compile
     fastdt_builds()
     print(f"Captured: {len(calls)} build calls of {rounds} rounds, {built / rounds:,.0f} "
-          "positions x 20 features built a round.")
+          f"positions x {codes.shape[0]} features built a round.")
     print("\n| repeat | LightGBM, 100 rounds (s) | 1.5x faster: ms a round | bare build by "
           "feature / by row (ms a round) | bare scan (ms) | floor (ms a round) | packed "
           "integer build (ms a round) | fastdt "

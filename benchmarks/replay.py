@@ -44,9 +44,11 @@ def _trim_pool(args):
             np.where(slots >= 0, remap[np.maximum(slots, 0)], -1)] + list(args[2:])
 
 
-def capture(module, kernel, fit):
+def capture(module, kernel, fit, keep=None):
     """Run ``fit(module)`` and return the calls of the kernel named ``kernel`` as
-    ``(n, args, kernel's module name)``, their arrays copied."""
+    ``(n, args, kernel's module name)``, their arrays copied. ``keep(args)``: the
+    arguments to keep of each call (default: all of them, ``scan_nodes``' histogram
+    pool cut to the slots it reads)."""
     calls = []
     parallel = importlib.import_module(module.__name__ + "._parallel")
     original = parallel.run
@@ -54,7 +56,10 @@ def capture(module, kernel, fit):
 
     def run(k, n, work, *args):
         if getattr(k, "__name__", "") == kernel:
-            a = _trim_pool(args) if kernel == "scan_nodes" else list(args)
+            if keep is not None:
+                a = keep(args)
+            else:
+                a = _trim_pool(args) if kernel == "scan_nodes" else list(args)
             a = [x.copy(order="K") if isinstance(x, np.ndarray) else x for x in a]
             calls.append((n, a, k.__module__))
         return original(k, n, work, *args)
